@@ -1,0 +1,222 @@
+"""The engine's JSON interface (ENGINE_CLI.md): requests in, answers out, as plain dicts.
+
+Untrusted JSON is parsed here, once, into engine values; anything malformed raises a
+:class:`RulesError` with the contract's error code. The command line (``__main__``) and the
+Django side (support's recomputation, round snapshots) both go through these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .cards import ensure_distinct, format_cards, parse_cards
+from .config import RuleConfig
+from .errors import BadInputError, RulesError, WrongCountError
+from .hands import evaluate
+from .scoring import Arranged, Declared, RoundResult, Seat, score_round
+
+Json = dict[str, Any]
+
+
+def _obj(request: object) -> Mapping[str, Any]:
+    if not isinstance(request, Mapping):
+        raise BadInputError("a request must be a JSON object")
+    return request
+
+
+def _field(request: Mapping[str, Any], name: str) -> Any:
+    if name not in request:
+        raise BadInputError(f"missing field {name!r}")
+    return request[name]
+
+
+def _config(request: Mapping[str, Any]) -> RuleConfig:
+    return RuleConfig.from_dict(request.get("config"))
+
+
+def compare(request: object) -> Json:
+    req = _obj(request)
+    cfg = _config(req)
+    a = parse_cards(_field(req, "a"), what="a")
+    b = parse_cards(_field(req, "b"), what="b")
+    for name, row in (("a", a), ("b", b)):
+        if len(row) not in (3, 5):
+            raise WrongCountError(f"{name} must have 3 or 5 cards, got {len(row)}")
+    ensure_distinct(a + b)
+    ha, hb = evaluate(a, cfg.a2345), evaluate(b, cfg.a2345)
+    return {
+        "a": {"category": ha.category.id},
+        "b": {"category": hb.category.id},
+        "result": ha.compare(hb),
+    }
+
+
+def _rows_json(arranged: Arranged) -> Json:
+    return {
+        "front": format_cards(arranged.front),
+        "middle": format_cards(arranged.middle),
+        "back": format_cards(arranged.back),
+    }
+
+
+def special(request: object) -> Json:
+    from .arrange import special_split
+    from .specials import SPLIT_SPECIALS, detect_special
+
+    req = _obj(request)
+    cfg = _config(req)
+    cards = parse_cards(_field(req, "cards"), count=13, what="cards")
+    found = detect_special(cards, cfg)
+    split = None
+    if found in SPLIT_SPECIALS:
+        arranged = special_split(cards, found, cfg)
+        split = None if arranged is None else _rows_json(arranged)
+    return {
+        "special": found,
+        "water": None if found is None else cfg.special(found).water,
+        "split": split,
+    }
+
+
+def arrange(request: object) -> Json:
+    from . import arrange as engine
+
+    req = _obj(request)
+    cfg = _config(req)
+    cards = parse_cards(_field(req, "cards"), count=13, what="cards")
+    limit = req.get("limit", 10)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10:
+        raise BadInputError("limit must be a whole number from 1 to 10")
+    result = engine.arrange(cards, cfg, limit=limit)
+    suggestions = [
+        {
+            **_rows_json(s.arranged()),
+            "categories": [c.id for c in s.categories],
+            "expected_water": s.expected_water,
+        }
+        for s in result.suggestions
+    ]
+    best = {k: suggestions[0][k] for k in ("front", "middle", "back")}
+    return {"best": best, "suggestions": suggestions, "special": result.special}
+
+
+def parse_seat(item: object, position: int) -> Seat:
+    """One player of a ``score`` request."""
+    p = _obj(item)
+    pid = p.get("id", str(position))
+    if isinstance(pid, bool) or not isinstance(pid, str | int):
+        raise BadInputError(f"player {position}: id must be a string or a number")
+    pid = str(pid)
+    has_rows = any(k in p for k in ("front", "middle", "back"))
+    has_special = "special" in p or "cards" in p
+    hand: Arranged | Declared
+    if has_rows and has_special:
+        raise BadInputError(f"player {pid}: give either front/middle/back or special/cards")
+    if has_special:
+        sid = _field(p, "special")
+        if not isinstance(sid, str):
+            raise BadInputError(f"player {pid}: special must be a special hand id")
+        hand = Declared(sid, parse_cards(_field(p, "cards"), count=13, what=f"player {pid} cards"))
+    elif has_rows:
+        hand = Arranged(
+            parse_cards(_field(p, "front"), count=3, what=f"player {pid} front"),
+            parse_cards(_field(p, "middle"), count=5, what=f"player {pid} middle"),
+            parse_cards(_field(p, "back"), count=5, what=f"player {pid} back"),
+        )
+    else:
+        raise BadInputError(f"player {pid}: needs front/middle/back or special/cards")
+    balance = p.get("balance")
+    if balance is not None and (isinstance(balance, bool) or not isinstance(balance, int)):
+        raise BadInputError(f"player {pid}: balance must be a whole number")
+    escaped = p.get("escaped", False)
+    if not isinstance(escaped, bool):
+        raise BadInputError(f"player {pid}: escaped must be true or false")
+    return Seat(pid, hand, balance, escaped)
+
+
+def score(request: object) -> Json:
+    req = _obj(request)
+    cfg = _config(req)
+    players = _field(req, "players")
+    if not isinstance(players, list):
+        raise BadInputError("players must be a list")
+    if not 2 <= len(players) <= 4:
+        raise WrongCountError(f"a round has 2 to 4 players, got {len(players)}")
+    seats = [parse_seat(p, i) for i, p in enumerate(players)]
+    return result_json(score_round(seats, cfg))
+
+
+def result_json(result: RoundResult) -> Json:
+    """The ``score`` answer for a scored round (also what a round stores for audit)."""
+    ids = [s.id for s in result.seats]
+    st = result.settlement
+    players = [
+        {
+            "id": ids[i],
+            "special": result.specials[i],
+            "escaped": result.seats[i].escaped,
+            "water": result.water[i],
+            "coins": result.coins[i],
+            "penalty": st.penalties[i],
+            "delta": st.deltas[i],
+        }
+        for i in range(len(ids))
+    ]
+    pairs = [
+        {
+            "a": ids[p.a],
+            "b": ids[p.b],
+            "rows": None if p.rows is None else list(p.rows),
+            "gun": p.gun,
+            "shooter": None if p.shooter is None else ids[p.shooter],
+            "row_water": p.row_water,
+            "bonus_water": p.bonus_water,
+            "gun_water": p.gun_water,
+            "special_water": p.special_water,
+            "water": p.water,
+        }
+        for p in result.pairs
+    ]
+    return {
+        "players": players,
+        "pairs": pairs,
+        "transfers": [
+            {"from": ids[t.src], "to": ids[t.dst], "coins": t.coins, "kind": t.kind}
+            for t in st.transfers
+        ],
+        "cuts": [
+            {"from": ids[c.src], "to": ids[c.dst], "owed": c.owed, "paid": c.paid} for c in st.cuts
+        ],
+        "home_run": None if result.home_run is None else ids[result.home_run],
+        "base_score": result.base_score,
+    }
+
+
+COMMANDS: dict[str, Callable[[object], Json]] = {
+    "compare": compare,
+    "special": special,
+    "arrange": arrange,
+    "score": score,
+}
+
+
+def error_json(exc: RulesError) -> Json:
+    return {"error": {"code": exc.code, "message": exc.message}}
+
+
+def handle(command: str, request: object) -> Json:
+    """Answer one request or a batch; a bad request inside a batch answers an error in place."""
+    handler = COMMANDS[command]
+    if isinstance(request, Mapping) and "batch" in request:
+        items = request["batch"]
+        if not isinstance(items, list):
+            raise BadInputError("batch must be a list of requests")
+        answers: list[Json] = []
+        for item in items:
+            try:
+                answers.append(handler(item))
+            except RulesError as exc:
+                answers.append(error_json(exc))
+        return {"batch": answers}
+    return handler(request)

@@ -1,0 +1,409 @@
+"""Arranging 13 cards (RULES.md §6): the best arrangement, suggestions, special splits.
+
+Method ("best" = highest expected water). For each row we know, from ``tables``, how the rows
+that opponents actually play are distributed (simulated deals, the reference policy being this
+very model, iterated from a row-strength baseline). For a candidate row hand with key ``k``:
+
+* ``p_win``, ``p_tie``, ``p_lose``: the fractions of opponents' rows below, equal to, above ``k``;
+* row water ``p_win · (1 + bonus(k)) − p_lose − E[opponent's bonus when it beats k]``, the
+  bonuses taken from the configuration in force (RULES.md §7.1);
+* guns, treating the three rows as independent: ``P(gun) = Π(p_win + p_tie) − Π p_tie`` with
+  run-over (``Π p_win`` without), the same with ``p_lose`` for being gunned, paid as the
+  configuration says (``fixed``: ± gun water; ``double``: the row water again);
+* a home run against ``opponents`` opponents (default 3, a full table): ``P(gun)^n``, and an
+  opponent's home run through us at ``P(gunned) · g0^(n−1)`` with ``g0`` the reference gun rate.
+
+The expected water of a split is the sum of these terms; the best arrangement is the foul-free
+split that maximises it. Every 5- and 3-card subset is evaluated once (1,287 + 286), and the
+72,072 splits are index arrays into them, so no hand is evaluated inside the split loop. Cards
+are put in canonical order first and ties go to the first split, so the answer is deterministic
+for the same 13 cards and configuration. ``tools/simulate_arrange.py`` shows it beats simple
+heuristics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations_with_replacement
+
+import numpy as np
+
+from .cards import DECK, Card, ensure_distinct, sort_cards
+from .config import DEFAULT_CONFIG, RuleConfig
+from .errors import WrongCountError
+from .hands import Category
+from .scoring import Arranged
+from .specials import detect_special
+from .tables import KeyDistribution, Tables, load
+from .vectorized import (
+    B3,
+    B5,
+    BACKS_PER_MIDDLE,
+    COMB3,
+    COMB5,
+    SPLIT_B,
+    SPLIT_F,
+    SPLIT_M,
+    BoolArray,
+    IntArray,
+    eval3,
+    eval5,
+)
+
+FloatArray = np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    front: tuple[Card, ...]
+    middle: tuple[Card, ...]
+    back: tuple[Card, ...]
+    categories: tuple[Category, Category, Category]
+    expected_water: float
+
+    def arranged(self) -> Arranged:
+        return Arranged(self.front, self.middle, self.back)
+
+
+@dataclass(frozen=True, slots=True)
+class ArrangeResult:
+    best: Suggestion
+    suggestions: tuple[Suggestion, ...]
+    special: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class _Classes:
+    """Every possible row key of one ``a2345`` mode, sorted: a key's position is its class.
+
+    Classes are small integers that order exactly like keys, so the 72,072-split foul check
+    and the per-split gathers work on int16 arrays. Lookup tables indexed by a row's ranks
+    (high to low, base 13) give the class directly, so a hand's 1,287 + 286 rows are
+    classified with a few array gathers.
+    """
+
+    keys5: IntArray  # the 7,462 five-card keys
+    cross: IntArray  # every 3-card key, plus one entry per 5-card-only category
+    plain5: IntArray  # rank code -> class of the row when not all one suit
+    suited5: IntArray  # rank code -> class when all one suit
+    cross5: IntArray  # rank code -> cross class (the row compared with a front row)
+    cross5_suited: IntArray
+    front: IntArray  # 3-card rank code -> cross class
+
+
+POW13 = 13 ** np.arange(4, -1, -1, dtype=np.int64)
+
+
+def _descending(width: int) -> IntArray:
+    """Every multiset of ``width`` ranks (at most four of a rank), ranks high to low."""
+    rows = np.array(list(combinations_with_replacement(range(14, 1, -1), width)), dtype=np.int64)
+    if width > 4:
+        rows = rows[~(rows == rows[:, :1]).all(axis=1)]  # no five of a kind
+    return rows
+
+
+@lru_cache(maxsize=2)
+def _classes(a2345: str) -> _Classes:
+    t = load()
+    keys5 = t.all5[a2345].keys
+    # 5-card categories a front row cannot have: two pair, then straight and above.
+    cross = np.union1d(t.all3.keys, np.array([2, 4, 5, 6, 7, 8], dtype=np.int64) * B3)
+    tables = []
+    r5 = _descending(5)
+    code5 = (r5 - 2) @ POW13
+    for suits in (np.tile([0, 1, 0, 0, 0], (len(r5), 1)), np.zeros_like(r5)):
+        key, x = eval5(r5, suits, a2345)
+        for values, space in ((key, keys5), (x, cross)):
+            table = np.zeros(13**5, dtype=np.int16)
+            table[code5] = np.searchsorted(space, values)
+            tables.append(table)
+    r3 = _descending(3)
+    front = np.zeros(13**3, dtype=np.int16)
+    front[(r3 - 2) @ POW13[2:]] = np.searchsorted(cross, eval3(r3))
+    return _Classes(keys5, cross, tables[0], tables[2], tables[1], tables[3], front)
+
+
+class _Hand:
+    """One 13-card hand: its subsets classified once, and which splits are foul-free."""
+
+    def __init__(self, card_indices: Sequence[int], a2345: str) -> None:
+        idx = np.array(sorted(card_indices, key=lambda i: (-(i // 4), i % 4)), dtype=np.int64)
+        self.cards = idx
+        ranks, suits = idx // 4 + 2, idx % 4
+        self.r5, self.s5 = ranks[COMB5], suits[COMB5]
+        self.r3, self.s3 = ranks[COMB3], suits[COMB3]
+        self.cls = cls = _classes(a2345)
+        code5 = (self.r5 - 2) @ POW13
+        suited = (self.s5 == self.s5[:, :1]).all(axis=1)
+        self.c5 = np.where(suited, cls.suited5.take(code5), cls.plain5.take(code5))
+        cx5 = np.where(suited, cls.cross5_suited.take(code5), cls.cross5.take(code5))
+        self.c3 = cls.front.take((self.r3 - 2) @ POW13[2:])
+        # back >= middle and middle >= front (RULES.md §4); SPLIT_M is each middle 56 times.
+        self.valid: BoolArray = (self.c5.take(SPLIT_B) >= np.repeat(self.c5, BACKS_PER_MIDDLE)) & (
+            np.repeat(cx5, BACKS_PER_MIDDLE) >= self.c3.take(SPLIT_F)
+        )
+
+    @property
+    def k5(self) -> IntArray:
+        return self.cls.keys5.take(self.c5)
+
+    @property
+    def k3(self) -> IntArray:
+        return self.cls.cross.take(self.c3)
+
+    def rows_of(self, splits: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+        """Indices of the front, middle and back subsets of these splits."""
+        return SPLIT_F.take(splits), splits // BACKS_PER_MIDDLE, SPLIT_B.take(splits)
+
+    def split_cards(self, split: int) -> tuple[list[int], list[int], list[int]]:
+        f, m, b = SPLIT_F[split], SPLIT_M[split], SPLIT_B[split]
+        return (
+            [int(x) for x in self.cards[COMB3[f]]],
+            [int(x) for x in self.cards[COMB5[m]]],
+            [int(x) for x in self.cards[COMB5[b]]],
+        )
+
+
+def _row_features(
+    dist: KeyDistribution, keys: IntArray, bonus: FloatArray, divisor: int, run_over: bool
+) -> FloatArray:
+    """Columns (row EV, P(no loss), P(no win), P(tie)) of each key against ``dist``.
+
+    Without run-over the middle columns are P(win) and P(lose): only a clean sweep guns.
+    """
+    p_win, p_tie = dist.less_equal(keys)
+    p_lose = 1.0 - p_win - p_tie
+    weights = dist.counts * bonus[dist.keys // divisor]
+    suffix = np.concatenate((np.cumsum(weights[::-1])[::-1], [0.0])) / dist.total
+    opp_bonus = suffix[np.searchsorted(dist.keys, keys, side="right")]
+    ev = p_win * (1.0 + bonus[keys // divisor]) - p_lose - opp_bonus
+    if run_over:
+        return np.stack((ev, p_win + p_tie, p_lose + p_tie, p_tie), axis=1)
+    return np.stack((ev, p_win, p_lose, p_tie), axis=1)
+
+
+@dataclass(frozen=True, eq=False)
+class _Model:
+    """The expected-water model of one configuration, as per-class feature tables."""
+
+    config: RuleConfig
+    opponents: int
+    gun_rate: float
+    front: FloatArray  # (cross classes, 4): EV, no-loss, no-win, tie
+    middle: FloatArray  # (5-card classes, 4)
+    back: FloatArray
+    bonus3: FloatArray  # bonus of each class when it wins its row
+    bonus_middle: FloatArray
+    bonus_back: FloatArray
+
+    def split_values(self, hand: _Hand, f: IntArray, m: IntArray, b: IntArray) -> FloatArray:
+        """Expected water of the splits (f, m, b) against ``opponents`` reference opponents."""
+        cfg = self.config
+        # One gather of all four feature columns per row, then 1-D column views.
+        gf = self.front.take(hand.c3, axis=0).take(f, axis=0)
+        gm = self.middle.take(hand.c5, axis=0).take(m, axis=0)
+        gb = self.back.take(hand.c5, axis=0).take(b, axis=0)
+        rows = gf[:, 0] + gm[:, 0] + gb[:, 0]
+        g_for = gf[:, 1] * gm[:, 1] * gb[:, 1]
+        g_against = gf[:, 2] * gm[:, 2] * gb[:, 2]
+        if cfg.run_over_counts_as_gun:
+            ties = gf[:, 3] * gm[:, 3] * gb[:, 3]
+            g_for -= ties
+            g_against -= ties
+        n = self.opponents
+        g0 = self.gun_rate
+        hr = n + 1 >= cfg.home_run_min_players and n >= 2
+        if cfg.gun_mode == "fixed":
+            value = n * (rows + cfg.gun_water * (g_for - g_against))
+            if hr:
+                extra = cfg.home_run_water - cfg.gun_water
+                value += n * extra * (_ipow(g_for, n) - g_against * g0 ** (n - 1))
+        else:
+            won = 3.0 + (
+                self.bonus3.take(hand.c3).take(f)
+                + self.bonus_middle.take(hand.c5).take(m)
+                + self.bonus_back.take(hand.c5).take(b)
+            )
+            lost = 3.0 + (self.bonus3.mean() + self.bonus_middle.mean() + self.bonus_back.mean())
+            value = n * (rows + g_for * won - g_against * lost)
+            if hr:
+                value += n * 2.0 * (_ipow(g_for, n) * won - g_against * g0 ** (n - 1) * lost)
+        return np.asarray(value, dtype=np.float64)
+
+
+def _ipow(x: FloatArray, n: int) -> FloatArray:
+    """x**n by multiplication: numpy's float power is ~30x slower for small n."""
+    out = x
+    for _ in range(n - 1):
+        out = out * x
+    return out
+
+
+def _bonus_by_category(config: RuleConfig, row: str) -> FloatArray:
+    return np.array([config.bonus(row, Category(c)) for c in range(9)], dtype=np.float64)
+
+
+@lru_cache(maxsize=64)
+def _model(config: RuleConfig, opponents: int, tables: Tables | None = None) -> _Model:
+    t = tables or load()
+    mode, run_over = config.a2345, config.run_over_counts_as_gun
+    cls = _classes(mode)
+    bf, bm, bb = (_bonus_by_category(config, r) for r in ("front", "middle", "back"))
+    return _Model(
+        config,
+        opponents,
+        t.gun_rate,
+        _row_features(t.rows[(mode, "front")], cls.cross, bf, B3, run_over),
+        _row_features(t.rows[(mode, "middle")], cls.keys5, bm, B5, run_over),
+        _row_features(t.rows[(mode, "back")], cls.keys5, bb, B5, run_over),
+        bf[cls.cross // B3],
+        bm[cls.keys5 // B5],
+        bb[cls.keys5 // B5],
+    )
+
+
+def _to_cards(indices: Sequence[int]) -> tuple[Card, ...]:
+    return sort_cards(DECK[i] for i in indices)
+
+
+def _suggestion(hand: _Hand, split: int, value: float) -> Suggestion:
+    f, m, b = hand.split_cards(split)
+    cats = (
+        Category(int(hand.k3[SPLIT_F[split]] // B3)),
+        Category(int(hand.k5[SPLIT_M[split]] // B5)),
+        Category(int(hand.k5[SPLIT_B[split]] // B5)),
+    )
+    return Suggestion(_to_cards(f), _to_cards(m), _to_cards(b), cats, round(float(value), 4))
+
+
+def _card_indices(cards: Sequence[Card]) -> list[int]:
+    if len(cards) != 13:
+        raise WrongCountError(f"a hand has 13 cards, got {len(cards)}")
+    ensure_distinct(cards)
+    return [c.index for c in cards]
+
+
+def arrange(
+    cards: Sequence[Card],
+    config: RuleConfig = DEFAULT_CONFIG,
+    *,
+    limit: int = 10,
+    opponents: int = 3,
+) -> ArrangeResult:
+    """The best arrangement and up to ``limit`` suggestions with distinct category triples.
+
+    All are foul-free and use exactly the 13 cards; ``suggestions[0]`` is ``best``.
+    """
+    hand = _Hand(_card_indices(cards), config.a2345)
+    model = _model(config, opponents)
+    splits = np.flatnonzero(hand.valid)
+    f, m, b = hand.rows_of(splits)
+    values = model.split_values(hand, f, m, b)
+    cat3, cat5 = hand.k3 // B3, hand.k5 // B5  # categories of each subset
+    triple = (cat3 * 81).take(f) + (cat5 * 9).take(m) + cat5.take(b)
+    best_per = np.full(4 * 81, -np.inf)
+    np.maximum.at(best_per, triple, values)
+    hits = np.flatnonzero(values == best_per[triple])
+    groups, first = np.unique(triple[hits], return_index=True)
+    winners = hits[first]  # first split reaching each group's maximum
+    order = winners[np.argsort(-values[winners], kind="stable")][: max(1, limit)]
+    suggestions = tuple(_suggestion(hand, int(splits[i]), float(values[i])) for i in order)
+    special = detect_special([DECK[i] for i in hand.cards], config)
+    return ArrangeResult(suggestions[0], suggestions, special)
+
+
+def best_arrangement(cards: Sequence[Card], config: RuleConfig = DEFAULT_CONFIG) -> Arranged:
+    """The arrangement auto-arrange submits (RULES.md §6): the highest expected water."""
+    return arrange(cards, config, limit=1).best.arranged()
+
+
+# -- special splits --------------------------------------------------------------------------
+
+
+def _witness_masks(hand: _Hand, special: str) -> tuple[BoolArray, BoolArray, BoolArray] | None:
+    """Per-subset masks (front, middle, back) whose conjunction witnesses a split special."""
+    r5 = np.sort(hand.r5, axis=1)
+    r3 = np.sort(hand.r3, axis=1)
+    suited5 = (hand.s5 == hand.s5[:, :1]).all(axis=1)
+    suited3 = (hand.s3 == hand.s3[:, :1]).all(axis=1)
+    distinct5 = (np.diff(r5, axis=1) > 0).all(axis=1)
+    run5 = distinct5 & ((r5[:, 4] - r5[:, 0] == 4) | (r5 == [2, 3, 4, 5, 14]).all(axis=1))
+    distinct3 = (np.diff(r3, axis=1) > 0).all(axis=1)
+    run3 = distinct3 & ((r3[:, 2] - r3[:, 0] == 2) | (r3 == [2, 3, 14]).all(axis=1))
+    if special == "three_flushes":
+        return suited3, suited5, suited5
+    if special == "three_straights":
+        return run3, run5, run5
+    if special == "three_straight_flushes":
+        return run3 & suited3, run5 & suited5, run5 & suited5
+    if special == "double_monster":
+        full_house = hand.k5 // B5 == Category.FULL_HOUSE
+        return hand.k3 // B3 >= Category.PAIR, full_house, full_house
+    return None
+
+
+def special_split(
+    cards: Sequence[Card], special: str, config: RuleConfig = DEFAULT_CONFIG
+) -> Arranged | None:
+    """A split showing a special that is defined by its rows (RULES.md §5).
+
+    Foul-free whenever one exists (then the one with the highest expected water); None when
+    the special needs no split or the cards do not make it.
+    """
+    hand = _Hand(_card_indices(cards), config.a2345)
+    masks = _witness_masks(hand, special)
+    if masks is None:
+        return None
+    mf, mm, mb = masks
+    witness = mf[SPLIT_F] & mm[SPLIT_M] & mb[SPLIT_B]
+    candidates = np.flatnonzero(witness & hand.valid)
+    if len(candidates) == 0:
+        candidates = np.flatnonzero(witness)
+    if len(candidates) == 0:
+        return None
+    values = _model(config, 3).split_values(hand, *hand.rows_of(candidates))
+    split = int(candidates[int(np.argmax(values))])
+    f, m, b = hand.split_cards(split)
+    return Arranged(_to_cards(f), _to_cards(m), _to_cards(b))
+
+
+# -- policies (the model and the baselines it is measured against) ---------------------------
+
+
+class Policy:
+    """A way to arrange: ``best`` (the model), ``strongest_back`` or ``strength_sum``.
+
+    ``strongest_back``: the foul-free split with the strongest back, then middle, then front.
+    ``strength_sum``: maximise the sum of each row's percentile among all hands of its size.
+    """
+
+    NAMES = ("best", "strongest_back", "strength_sum")
+
+    def __init__(self, name: str, config: RuleConfig = DEFAULT_CONFIG) -> None:
+        if name not in self.NAMES:
+            raise ValueError(f"unknown policy {name!r}")
+        self.name = name
+        self.config = config
+
+    def choose(self, card_indices: Sequence[int], tables: Tables | None = None) -> list[int]:
+        """The 13 card indices ordered front (3), middle (5), back (5)."""
+        hand = _Hand(card_indices, self.config.a2345)
+        splits = np.flatnonzero(hand.valid)
+        f, m, b = hand.rows_of(splits)
+        if self.name == "best":
+            values = _model(self.config, 3, tables).split_values(hand, f, m, b)
+            split = int(splits[int(np.argmax(values))])
+        elif self.name == "strongest_back":
+            order = np.lexsort((hand.c3.take(f), hand.c5.take(m), hand.c5.take(b)))
+            split = int(splits[order[-1]])
+        else:
+            t = tables or load()
+            p5, t5 = t.all5[self.config.a2345].less_equal(hand.k5)
+            p3, t3 = t.all3.less_equal(hand.k3)
+            s5, s3 = p5 + t5 / 2, p3 + t3 / 2
+            values = s3.take(f) + s5.take(m) + s5.take(b)
+            split = int(splits[int(np.argmax(values))])
+        front, middle, back = hand.split_cards(split)
+        return front + middle + back

@@ -1,0 +1,190 @@
+"""Row-strength tables: how often a row hand beats the rows opponents actually play.
+
+``data/row_tables.npz`` holds, for each ``a2345`` mode and each row, the sorted distinct keys
+of the rows played by the reference policy over many random deals with their counts, plus the
+exact distribution of all 2,598,960 five-card and 22,100 three-card hands (for the
+"sum of row strengths" baseline). It is rebuilt, reproducibly (fixed seed), by
+``python -m games.rules.tables`` (see :func:`build`); the arrangement model reads it.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from .hands import ROWS
+from .vectorized import IntArray, eval3, eval5, sort_desc
+
+DATA = Path(__file__).with_name("data") / "row_tables.npz"
+MODES = ("lowest", "second")
+
+
+@dataclass(frozen=True, eq=False)
+class KeyDistribution:
+    """Sorted distinct keys with their counts; answers P(other < key) and P(other == key)."""
+
+    keys: IntArray
+    counts: IntArray
+
+    @property
+    def total(self) -> int:
+        return int(self.counts.sum())
+
+    def less_equal(self, keys: IntArray) -> tuple[np.ndarray, np.ndarray]:
+        """Fractions of the distribution strictly below, and equal to, each key."""
+        cum = np.concatenate(([0], np.cumsum(self.counts)))
+        lo = np.searchsorted(self.keys, keys, side="left")
+        hi = np.searchsorted(self.keys, keys, side="right")
+        n = float(cum[-1])
+        return cum[lo] / n, (cum[hi] - cum[lo]) / n
+
+    @staticmethod
+    def of(samples: IntArray) -> KeyDistribution:
+        keys, counts = np.unique(samples, return_counts=True)
+        return KeyDistribution(keys.astype(np.int64), counts.astype(np.int64))
+
+
+@dataclass(frozen=True, eq=False)
+class Tables:
+    rows: dict[tuple[str, str], KeyDistribution]  # (mode, row) -> rows played by the reference
+    all5: dict[str, KeyDistribution]  # mode -> every 5-card hand
+    all3: KeyDistribution
+    gun_rate: float  # how often one reference hand guns another
+    deals: int
+
+
+@lru_cache(maxsize=1)
+def load() -> Tables:
+    with np.load(DATA) as z:
+        rows = {
+            (m, r): KeyDistribution(z[f"{m}_{r}_keys"], z[f"{m}_{r}_counts"])
+            for m in MODES
+            for r in ROWS
+        }
+        all5 = {m: KeyDistribution(z[f"all5_{m}_keys"], z[f"all5_{m}_counts"]) for m in MODES}
+        all3 = KeyDistribution(z["all3_keys"], z["all3_counts"])
+        return Tables(rows, all5, all3, float(z["gun_rate"]), int(z["deals"]))
+
+
+def _all_hands() -> tuple[dict[str, KeyDistribution], KeyDistribution]:
+    ranks = np.arange(52, dtype=np.int64) // 4 + 2
+    suits = np.arange(52, dtype=np.int64) % 4
+    # Cards numbered high rank first, so every combination lists ranks high to low.
+    ranks, suits = ranks[::-1].copy(), suits[::-1].copy()
+    combos5 = np.fromiter(
+        (i for c in combinations(range(52), 5) for i in c), dtype=np.int64
+    ).reshape(-1, 5)
+    all5 = {}
+    for mode in MODES:
+        keys = np.concatenate(
+            [
+                eval5(*sort_desc(ranks[chunk], suits[chunk]), mode)[0]
+                for chunk in np.array_split(combos5, 26)
+            ]
+        )
+        all5[mode] = KeyDistribution.of(keys)
+    combos3 = np.array(list(combinations(range(52), 3)), dtype=np.int64)
+    return all5, KeyDistribution.of(eval3(ranks[combos3]))
+
+
+def build(deals: int = 10_000, iterations: int = 2, seed: int = 20261129) -> dict[str, np.ndarray]:
+    """Rebuild the tables: start from the row-strength-sum policy, then iterate the model.
+
+    Each iteration deals ``deals`` random 4-player deals, arranges every hand with the current
+    policy, and records the rows played; the next policy is the expected-water model on them.
+    """
+    from . import arrange
+
+    all5, all3 = _all_hands()
+    out: dict[str, np.ndarray] = {}
+    for m in MODES:
+        out[f"all5_{m}_keys"], out[f"all5_{m}_counts"] = all5[m].keys, all5[m].counts
+    out["all3_keys"], out["all3_counts"] = all3.keys, all3.counts
+    tables: Tables | None = None
+    gun_rate = 0.0
+    for it in range(iterations + 1):
+        rng = np.random.default_rng(seed + it)
+        policy = arrange.Policy("strength_sum") if tables is None else arrange.Policy("best")
+        played: list[list[int]] = []
+        guns = pairs = 0
+        for _ in range(deals):
+            deck = rng.permutation(52)
+            rows_keys = []
+            for p in range(4):
+                cards = [int(x) for x in deck[13 * p : 13 * p + 13]]
+                idx = policy.choose(cards, tables=tables or _bootstrap(out))
+                played.append(idx)
+                rows_keys.append(idx)
+            for a in range(4):
+                for b in range(a + 1, 4):
+                    pairs += 1
+                    guns += _gun(rows_keys[a], rows_keys[b]) != 0
+        gun_rate = guns / pairs
+        arr = np.array(played, dtype=np.int64)
+        ranks, suits = arr // 4 + 2, arr % 4
+        r3, _ = sort_desc(ranks[:, :3], suits[:, :3])
+        rm, sm = sort_desc(ranks[:, 3:8], suits[:, 3:8])
+        rb, sb = sort_desc(ranks[:, 8:], suits[:, 8:])
+        for m in MODES:
+            out[f"{m}_front_keys"], out[f"{m}_front_counts"] = _dist(eval3(r3))
+            out[f"{m}_middle_keys"], out[f"{m}_middle_counts"] = _dist(eval5(rm, sm, m)[0])
+            out[f"{m}_back_keys"], out[f"{m}_back_counts"] = _dist(eval5(rb, sb, m)[0])
+        out["gun_rate"] = np.array(gun_rate)
+        out["deals"] = np.array(deals)
+        tables = _from_arrays(out)
+        print(f"iteration {it}: policy {policy.name}, gun rate {gun_rate:.4f}", file=sys.stderr)
+    return out
+
+
+def _gun(a: list[int], b: list[int]) -> int:
+    """+1 if a guns b (all three rows, run-over counted), -1 if b guns a, else 0."""
+    from .cards import DECK
+    from .hands import evaluate
+
+    res = [
+        evaluate([DECK[i] for i in a[s]]).compare(evaluate([DECK[i] for i in b[s]]))
+        for s in (slice(0, 3), slice(3, 8), slice(8, 13))
+    ]
+    if min(res) >= 0 and max(res) == 1:
+        return 1
+    if max(res) <= 0 and min(res) == -1:
+        return -1
+    return 0
+
+
+def _dist(samples: IntArray) -> tuple[IntArray, IntArray]:
+    d = KeyDistribution.of(samples)
+    return d.keys, d.counts
+
+
+def _bootstrap(arrays: dict[str, np.ndarray]) -> Tables:
+    all5 = {m: KeyDistribution(arrays[f"all5_{m}_keys"], arrays[f"all5_{m}_counts"]) for m in MODES}
+    all3 = KeyDistribution(arrays["all3_keys"], arrays["all3_counts"])
+    return Tables({}, all5, all3, 0.0, 0)
+
+
+def _from_arrays(arrays: dict[str, np.ndarray]) -> Tables:
+    base = _bootstrap(arrays)
+    rows = {
+        (m, r): KeyDistribution(arrays[f"{m}_{r}_keys"], arrays[f"{m}_{r}_counts"])
+        for m in MODES
+        for r in ROWS
+    }
+    return Tables(rows, base.all5, base.all3, float(arrays["gun_rate"]), int(arrays["deals"]))
+
+
+def main() -> None:
+    deals = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    arrays = build(deals=deals)
+    DATA.parent.mkdir(exist_ok=True)
+    np.savez_compressed(DATA, **arrays)  # type: ignore[arg-type]
+    print(f"wrote {DATA}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
