@@ -209,6 +209,9 @@ def handle(command: str, request: object) -> Json:
     """Answer one request or a batch; a bad request inside a batch answers an error in place."""
     handler = COMMANDS[command]
     if isinstance(request, Mapping) and "batch" in request:
+        extra = sorted(k for k in request if k != "batch")
+        if extra:
+            raise BadInputError(f"a batch holds only 'batch'; put {extra[0]!r} inside each request")
         items = request["batch"]
         if not isinstance(items, list):
             raise BadInputError("batch must be a list of requests")

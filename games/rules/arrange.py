@@ -17,7 +17,7 @@ The expected water of a split is the sum of these terms; the best arrangement is
 split that maximises it. Every 5- and 3-card subset is evaluated once (1,287 + 286), and the
 72,072 splits are index arrays into them, so no hand is evaluated inside the split loop. Cards
 are put in canonical order first and ties go to the first split, so the answer is deterministic
-for the same 13 cards and configuration. ``tools/simulate_arrange.py`` shows it beats simple
+for the same 13 cards and configuration. ``benchmarks/simulate_arrange.py`` shows it beats simple
 heuristics.
 """
 

@@ -44,6 +44,8 @@ def share(available: int, debts: Sequence[int]) -> list[int]:
 
     Creditors are taken from the largest debt down (equal debts in seat order); each gets
     ``floor(Y * X_i / sum X)`` and the last one gets what is left, so nothing is lost to rounding.
+    As written in RULES.md, the last share can exceed that creditor's debt by a few coins;
+    clearing then keeps the smaller amount (step 3), so the loser keeps those coins.
     """
     out = [0] * len(debts)
     total = sum(debts)
