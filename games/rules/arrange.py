@@ -30,7 +30,7 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from .cards import DECK, Card, ensure_distinct, sort_cards
+from .cards import DECK, Card, ensure_distinct
 from .config import DEFAULT_CONFIG, RuleConfig
 from .errors import WrongCountError
 from .hands import Category
@@ -94,6 +94,8 @@ class _Classes:
 
 
 POW13 = 13 ** np.arange(4, -1, -1, dtype=np.int64)
+_COMB5_LISTS: list[list[int]] = COMB5.tolist()
+_COMB3_LISTS: list[list[int]] = COMB3.tolist()
 
 
 def _descending(width: int) -> IntArray:
@@ -158,11 +160,22 @@ class _Hand:
         return SPLIT_F.take(splits), splits // BACKS_PER_MIDDLE, SPLIT_B.take(splits)
 
     def split_cards(self, split: int) -> tuple[list[int], list[int], list[int]]:
-        f, m, b = SPLIT_F[split], SPLIT_M[split], SPLIT_B[split]
+        """Card indices of a split's rows, each high to low (the hand is sorted that way)."""
+        cards = self.cards.tolist()
+        f, m, b = int(SPLIT_F[split]), int(SPLIT_M[split]), int(SPLIT_B[split])
         return (
-            [int(x) for x in self.cards[COMB3[f]]],
-            [int(x) for x in self.cards[COMB5[m]]],
-            [int(x) for x in self.cards[COMB5[b]]],
+            [cards[i] for i in _COMB3_LISTS[f]],
+            [cards[i] for i in _COMB5_LISTS[m]],
+            [cards[i] for i in _COMB5_LISTS[b]],
+        )
+
+    def categories(self, split: int) -> tuple[Category, Category, Category]:
+        f, m, b = int(SPLIT_F[split]), int(SPLIT_M[split]), int(SPLIT_B[split])
+        keys5, cross = self.cls.keys5, self.cls.cross
+        return (
+            Category(int(cross[self.c3[f]]) // B3),
+            Category(int(keys5[self.c5[m]]) // B5),
+            Category(int(keys5[self.c5[b]]) // B5),
         )
 
 
@@ -191,27 +204,39 @@ class _Model:
     config: RuleConfig
     opponents: int
     gun_rate: float
-    front: FloatArray  # (cross classes, 4): EV, no-loss, no-win, tie
-    middle: FloatArray  # (5-card classes, 4)
+    # Per-class feature columns: EV, no-loss, no-win, tie, and the class's category weighted
+    # so that front + middle + back gives the split's category triple (front·81 + middle·9 + back).
+    front: FloatArray  # (cross classes, 5)
+    middle: FloatArray  # (5-card classes, 5)
     back: FloatArray
     bonus3: FloatArray  # bonus of each class when it wins its row
     bonus_middle: FloatArray
     bonus_back: FloatArray
 
-    def split_values(self, hand: _Hand, f: IntArray, m: IntArray, b: IntArray) -> FloatArray:
-        """Expected water of the splits (f, m, b) against ``opponents`` reference opponents."""
+    def split_values(
+        self, hand: _Hand, f: IntArray, m: IntArray, b: IntArray
+    ) -> tuple[FloatArray, IntArray]:
+        """Expected water of the splits (f, m, b) against ``opponents`` reference opponents,
+        and each split's category triple. The splits must be in ascending order (as
+        ``np.flatnonzero`` gives them), so that their middles come in runs."""
         cfg = self.config
-        # One gather of all four feature columns per row, then 1-D column views.
+        # One gather of all feature columns per row (float32: half the memory traffic), then
+        # whole-array sums and products; their columns are the split's terms.
         gf = self.front.take(hand.c3, axis=0).take(f, axis=0)
-        gm = self.middle.take(hand.c5, axis=0).take(m, axis=0)
+        # Splits run middle by middle, so the middle rows repeat in runs: no gather needed.
+        gm = np.repeat(
+            self.middle.take(hand.c5, axis=0), np.bincount(m, minlength=len(COMB5)), axis=0
+        )
         gb = self.back.take(hand.c5, axis=0).take(b, axis=0)
-        rows = gf[:, 0] + gm[:, 0] + gb[:, 0]
-        g_for = gf[:, 1] * gm[:, 1] * gb[:, 1]
-        g_against = gf[:, 2] * gm[:, 2] * gb[:, 2]
+        total = gf + gm
+        total += gb
+        prod = gf * gm
+        prod *= gb
+        rows = total[:, 0]
+        g_for, g_against = prod[:, 1], prod[:, 2]
         if cfg.run_over_counts_as_gun:
-            ties = gf[:, 3] * gm[:, 3] * gb[:, 3]
-            g_for -= ties
-            g_against -= ties
+            g_for = g_for - prod[:, 3]
+            g_against = g_against - prod[:, 3]
         n = self.opponents
         g0 = self.gun_rate
         hr = n + 1 >= cfg.home_run_min_players and n >= 2
@@ -230,7 +255,8 @@ class _Model:
             value = n * (rows + g_for * won - g_against * lost)
             if hr:
                 value += n * 2.0 * (_ipow(g_for, n) * won - g_against * g0 ** (n - 1) * lost)
-        return np.asarray(value, dtype=np.float64)
+        triple = total[:, 4].astype(np.intp)
+        return np.asarray(value, dtype=np.float64), triple
 
 
 def _ipow(x: FloatArray, n: int) -> FloatArray:
@@ -251,13 +277,21 @@ def _model(config: RuleConfig, opponents: int, tables: Tables | None = None) -> 
     mode, run_over = config.a2345, config.run_over_counts_as_gun
     cls = _classes(mode)
     bf, bm, bb = (_bonus_by_category(config, r) for r in ("front", "middle", "back"))
+    cat3, cat5 = cls.cross // B3, cls.keys5 // B5
+
+    def table(
+        row: str, keys: IntArray, bonus: FloatArray, div: int, weight: IntArray
+    ) -> FloatArray:
+        features = _row_features(t.rows[(mode, row)], keys, bonus, div, run_over)
+        return np.column_stack((features, weight)).astype(np.float32)
+
     return _Model(
         config,
         opponents,
         t.gun_rate,
-        _row_features(t.rows[(mode, "front")], cls.cross, bf, B3, run_over),
-        _row_features(t.rows[(mode, "middle")], cls.keys5, bm, B5, run_over),
-        _row_features(t.rows[(mode, "back")], cls.keys5, bb, B5, run_over),
+        table("front", cls.cross, bf, B3, cat3 * 81),
+        table("middle", cls.keys5, bm, B5, cat5 * 9),
+        table("back", cls.keys5, bb, B5, cat5),
         bf[cls.cross // B3],
         bm[cls.keys5 // B5],
         bb[cls.keys5 // B5],
@@ -265,16 +299,12 @@ def _model(config: RuleConfig, opponents: int, tables: Tables | None = None) -> 
 
 
 def _to_cards(indices: Sequence[int]) -> tuple[Card, ...]:
-    return sort_cards(DECK[i] for i in indices)
+    return tuple(DECK[i] for i in indices)
 
 
 def _suggestion(hand: _Hand, split: int, value: float) -> Suggestion:
     f, m, b = hand.split_cards(split)
-    cats = (
-        Category(int(hand.k3[SPLIT_F[split]] // B3)),
-        Category(int(hand.k5[SPLIT_M[split]] // B5)),
-        Category(int(hand.k5[SPLIT_B[split]] // B5)),
-    )
+    cats = hand.categories(split)
     return Suggestion(_to_cards(f), _to_cards(m), _to_cards(b), cats, round(float(value), 4))
 
 
@@ -300,9 +330,7 @@ def arrange(
     model = _model(config, opponents)
     splits = np.flatnonzero(hand.valid)
     f, m, b = hand.rows_of(splits)
-    values = model.split_values(hand, f, m, b)
-    cat3, cat5 = hand.k3 // B3, hand.k5 // B5  # categories of each subset
-    triple = (cat3 * 81).take(f) + (cat5 * 9).take(m) + cat5.take(b)
+    values, triple = model.split_values(hand, f, m, b)
     best_per = np.full(4 * 81, -np.inf)
     np.maximum.at(best_per, triple, values)
     hits = np.flatnonzero(values == best_per[triple])
@@ -363,7 +391,7 @@ def special_split(
         candidates = np.flatnonzero(witness)
     if len(candidates) == 0:
         return None
-    values = _model(config, 3).split_values(hand, *hand.rows_of(candidates))
+    values, _ = _model(config, 3).split_values(hand, *hand.rows_of(candidates))
     split = int(candidates[int(np.argmax(values))])
     f, m, b = hand.split_cards(split)
     return Arranged(_to_cards(f), _to_cards(m), _to_cards(b))
@@ -393,7 +421,7 @@ class Policy:
         splits = np.flatnonzero(hand.valid)
         f, m, b = hand.rows_of(splits)
         if self.name == "best":
-            values = _model(self.config, 3, tables).split_values(hand, f, m, b)
+            values, _ = _model(self.config, 3, tables).split_values(hand, f, m, b)
             split = int(splits[int(np.argmax(values))])
         elif self.name == "strongest_back":
             order = np.lexsort((hand.c3.take(f), hand.c5.take(m), hand.c5.take(b)))
