@@ -1,0 +1,48 @@
+# Everything runs from .venv/bin; nothing needs the virtual environment activated.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+# The tests use the real services on loopback unless these are set in the environment.
+TEST_DATABASE_URL := postgres://postgres@127.0.0.1:5432/shisanshui
+TEST_REDIS_URL := redis://127.0.0.1:6379/0
+
+.PHONY: venv run test lint fmt bench
+
+venv: $(STAMP)
+
+# Reinstall only when pyproject.toml is newer than the last install.
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+		|| { echo "Python 3.11 or newer is needed (found $(PYTHON))" >&2; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -e '.[dev]'
+	touch $(STAMP)
+
+run: venv
+	$(BIN)/python manage.py migrate --noinput
+	@echo "Shisanshui is running at http://127.0.0.1:8000/"
+	exec $(BIN)/daphne -b 127.0.0.1 -p 8000 shisanshui.asgi:application
+
+test: venv
+	scripts/ensure-services
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	if [ -d games/rules ]; then $(BIN)/mypy --strict games/rules; fi
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+		REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" \
+		$(BIN)/pytest
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	if [ -d games/rules ]; then $(BIN)/mypy --strict games/rules; fi
+
+fmt: venv
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: venv
+	$(BIN)/python -m benchmarks.engine

@@ -1,0 +1,361 @@
+"""The admin of users, wallets and the ledger.
+
+Ledger rows are read-only here for everyone, superusers included: nothing can be added,
+changed or deleted through a model form. Coins move only through two forms that call the
+services: "Adjust balance" on a wallet (permission `accounts.adjust_wallet`) and "Reverse" on
+a transaction (`accounts.reverse_transaction`). Entries can be exported as CSV by staff with
+`accounts.export_ledger` (the support group has it).
+"""
+
+import csv
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from accounts.errors import LedgerError
+from accounts.forms import TransactionReversalForm, WalletAdjustmentForm
+from accounts.models import Account, AccountKind, Entry, Transaction, TransactionKind, User
+from accounts.services import ledger_reverse, wallet_admin_adjust
+
+
+@admin.register(User)
+class PlayerUserAdmin(UserAdmin):
+    """Django's user admin, with a link to the user's wallet."""
+
+    readonly_fields = ("wallet_link",)
+    fieldsets = (*(UserAdmin.fieldsets or ()), (_("Coins"), {"fields": ("wallet_link",)}))
+
+    @admin.display(description=_("Wallet"))
+    def wallet_link(self, user: User) -> str:
+        wallet = Account.objects.filter(user=user, kind=AccountKind.WALLET).first()
+        if wallet is None:
+            return gettext("No wallet yet.")
+        url = reverse("admin:accounts_account_change", args=[wallet.pk])
+        return format_html(
+            '<a href="{}">{}</a>', url, gettext("%(balance)s coins") % {"balance": wallet.balance}
+        )
+
+
+class LedgerModelAdmin(admin.ModelAdmin):
+    """Read-only for everyone: ledger rows are written only by the ledger services."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def _action_form_context(self, request: HttpRequest, obj: Any, title: str) -> dict[str, Any]:
+        return {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "original": obj,
+            "title": title,
+        }
+
+
+@admin.register(Account)
+class AccountAdmin(LedgerModelAdmin):
+    list_display = ("id", "kind", "user", "balance", "created_at")
+    list_display_links = ("id", "kind")
+    list_filter = ("kind",)
+    list_select_related = ("user",)
+    search_fields = ("user__username", "user__email")
+    fields = ("kind", "user", "balance", "created_at", "entries_link")
+    readonly_fields = fields
+
+    @admin.display(description=_("Entries"))
+    def entries_link(self, account: Account) -> str:
+        url = reverse("admin:accounts_entry_changelist") + f"?account__id__exact={account.pk}"
+        return format_html('<a href="{}">{}</a>', url, gettext("Statement of this account"))
+
+    def get_urls(self) -> list[URLPattern]:
+        adjust = path(
+            "<int:object_id>/adjust/",
+            self.admin_site.admin_view(self.adjust_view),
+            name="accounts_account_adjust",
+        )
+        return [adjust, *super().get_urls()]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        extra_context = {
+            **(extra_context or {}),
+            "can_adjust": request.user.has_perm("accounts.adjust_wallet"),
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def adjust_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """Credit or debit a player's wallet against the mint, with a mandatory reason."""
+        if not request.user.has_perm("accounts.adjust_wallet"):
+            raise PermissionDenied
+        wallet = get_object_or_404(
+            Account.objects.select_related("user"), pk=object_id, kind=AccountKind.WALLET
+        )
+        form = WalletAdjustmentForm(request.POST if request.method == "POST" else None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                posted = wallet_admin_adjust(
+                    user=wallet.user,
+                    amount=form.signed_amount(),
+                    reason=form.cleaned_data["reason"],
+                    created_by=request.user,
+                    idempotency_key=form.cleaned_data["idempotency_key"],
+                )
+            except LedgerError as error:
+                form.add_error(None, error.message)
+            else:
+                self.message_user(
+                    request,
+                    gettext("Posted transaction #%(id)s: %(amount)+d coins for %(user)s.")
+                    % {"id": posted.pk, "amount": form.signed_amount(), "user": wallet.user},
+                    messages.SUCCESS,
+                )
+                return HttpResponseRedirect(
+                    reverse("admin:accounts_account_change", args=[wallet.pk])
+                )
+        context = {
+            **self._action_form_context(request, wallet, gettext("Adjust balance")),
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/accounts/account/adjust.html", context)
+
+
+class EntryInline(admin.TabularInline):
+    model = Entry
+    fields = ("account", "amount", "balance_after")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Transaction)
+class TransactionAdmin(LedgerModelAdmin):
+    list_display = ("id", "created_at", "kind", "reference", "created_by", "reverses")
+    list_display_links = ("id", "created_at")
+    list_filter = ("kind", "created_at")
+    list_select_related = ("created_by", "reverses")
+    search_fields = ("reference", "idempotency_key", "reason")
+    date_hierarchy = "created_at"
+    fields = (
+        "kind",
+        "reference",
+        "reason",
+        "created_by",
+        "created_at",
+        "idempotency_key",
+        "content_hash",
+        "reverses",
+        "reversed_by_link",
+    )
+    readonly_fields = fields
+    inlines = [EntryInline]
+
+    @admin.display(description=_("Reversed by"))
+    def reversed_by_link(self, posted: Transaction) -> str:
+        reversal = Transaction.objects.filter(reverses=posted).first()
+        if reversal is None:
+            return "-"
+        url = reverse("admin:accounts_transaction_change", args=[reversal.pk])
+        return format_html('<a href="{}">{}</a>', url, str(reversal))
+
+    def get_urls(self) -> list[URLPattern]:
+        reverse_url = path(
+            "<int:object_id>/reverse/",
+            self.admin_site.admin_view(self.reverse_view),
+            name="accounts_transaction_reverse",
+        )
+        return [reverse_url, *super().get_urls()]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        posted = Transaction.objects.filter(pk=object_id).first()
+        can_reverse = (
+            posted is not None
+            and posted.kind != TransactionKind.REVERSAL
+            and not Transaction.objects.filter(reverses=posted).exists()
+            and request.user.has_perm("accounts.reverse_transaction")
+        )
+        extra_context = {**(extra_context or {}), "can_reverse": can_reverse}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def reverse_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """Post the reversal of a transaction after confirmation, with a mandatory reason."""
+        if not request.user.has_perm("accounts.reverse_transaction"):
+            raise PermissionDenied
+        original = get_object_or_404(Transaction, pk=object_id)
+        form = TransactionReversalForm(request.POST if request.method == "POST" else None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                reversal = ledger_reverse(
+                    original=original,
+                    reason=form.cleaned_data["reason"],
+                    created_by=request.user,
+                )
+            except LedgerError as error:
+                form.add_error(None, error.message)
+            else:
+                self.message_user(
+                    request,
+                    gettext("Transaction #%(id)s was reversed by #%(reversal)s.")
+                    % {"id": original.pk, "reversal": reversal.pk},
+                    messages.SUCCESS,
+                )
+                return HttpResponseRedirect(
+                    reverse("admin:accounts_transaction_change", args=[reversal.pk])
+                )
+        context = {
+            **self._action_form_context(request, original, gettext("Reverse transaction")),
+            "form": form,
+            "reversal_entries": [
+                (entry.account, -entry.amount)
+                for entry in original.entries.select_related("account__user").order_by("id")
+            ],
+        }
+        return TemplateResponse(request, "admin/accounts/transaction/reverse.html", context)
+
+
+CSV_HEADER = (
+    "entry_id",
+    "transaction_id",
+    "created_at",
+    "kind",
+    "reference",
+    "idempotency_key",
+    "reverses_transaction_id",
+    "account_id",
+    "account_kind",
+    "username",
+    "amount",
+    "balance_after",
+    "reason",
+    "created_by",
+)
+
+
+def _csv_text(value: str) -> str:
+    """Text a spreadsheet will not run as a formula (OWASP CSV injection)."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def ledger_csv_rows(entries: QuerySet[Entry]) -> Iterator[tuple[Any, ...]]:
+    """CSV_HEADER, then one row per entry in id order, read in chunks."""
+    yield CSV_HEADER
+    rows = entries.select_related(
+        "transaction", "transaction__created_by", "account", "account__user"
+    ).order_by("id")
+    for entry in rows.iterator(chunk_size=2000):
+        posted, account = entry.transaction, entry.account
+        yield (
+            entry.pk,
+            posted.pk,
+            posted.created_at.isoformat(),
+            posted.kind,
+            _csv_text(posted.reference),
+            _csv_text(posted.idempotency_key),
+            posted.reverses_id or "",
+            account.pk,
+            account.kind,
+            _csv_text(account.user.username) if account.user else "",
+            entry.amount,
+            entry.balance_after,
+            _csv_text(posted.reason),
+            _csv_text(posted.created_by.username) if posted.created_by else "",
+        )
+
+
+class _Echo:
+    """A file-like object whose write returns the line, for streaming csv.writer output."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def _streamed_csv(rows: Iterable[tuple[Any, ...]], filename: str) -> StreamingHttpResponse:
+    writer = csv.writer(_Echo())
+    # A byte-order mark, so spreadsheet programs read the (Chinese) usernames as UTF-8.
+    lines = (writer.writerow(row) for row in rows)
+    response = StreamingHttpResponse(_with_bom(lines), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _with_bom(lines: Iterator[str]) -> Iterator[str]:
+    yield "\ufeff"
+    yield from lines
+
+
+@admin.register(Entry)
+class EntryAdmin(LedgerModelAdmin):
+    list_display = (
+        "id",
+        "created_at",
+        "transaction",
+        "kind",
+        "reference",
+        "account",
+        "amount",
+        "balance_after",
+    )
+    list_display_links = ("id",)
+    list_filter = ("transaction__kind", "account__kind")
+    list_select_related = ("transaction", "account", "account__user")
+    search_fields = ("account__user__username", "transaction__reference")
+    fields = ("transaction", "account", "amount", "balance_after")
+    readonly_fields = fields
+    actions = ["export_csv"]
+
+    @admin.display(description=_("created at"), ordering="transaction__created_at")
+    def created_at(self, entry: Entry) -> Any:
+        return entry.transaction.created_at
+
+    @admin.display(description=_("kind"), ordering="transaction__kind")
+    def kind(self, entry: Entry) -> str:
+        return str(entry.transaction.get_kind_display())
+
+    @admin.display(description=_("reference"), ordering="transaction__reference")
+    def reference(self, entry: Entry) -> str:
+        return entry.transaction.reference
+
+    def has_export_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("accounts.export_ledger")
+
+    @admin.action(description=_("Export the selected entries as CSV"), permissions=["export"])
+    def export_csv(self, request: HttpRequest, queryset: QuerySet[Entry]) -> HttpResponse:
+        stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
+        return _streamed_csv(ledger_csv_rows(queryset), f"ledger-entries-{stamp}.csv")

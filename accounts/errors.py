@@ -1,0 +1,49 @@
+"""Why the ledger refused to move coins.
+
+Every refusal of the ledger services is a `LedgerError` carrying a message meant for a person
+(translated into the active language); when one is raised, nothing has been written.
+"""
+
+
+class LedgerError(Exception):
+    """The ledger refused a request; `message` says why, in the active language."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidEntries(LedgerError):
+    """The entries are empty, contain a zero, repeat an account or do not sum to zero."""
+
+
+class InvalidAmount(LedgerError):
+    """An amount that must be a positive whole number of coins is not, or is out of range."""
+
+
+class InvalidTransaction(LedgerError):
+    """The kind, idempotency key, reference or reversal target of a request is unusable."""
+
+
+class UnknownAccount(LedgerError):
+    """An entry names an account that does not exist."""
+
+
+class InsufficientFunds(LedgerError):
+    """A player's wallet would go below zero."""
+
+
+class MissingReason(LedgerError):
+    """An admin adjustment or a reversal was requested without saying why."""
+
+
+class IdempotencyConflict(LedgerError):
+    """The idempotency key was already used for a transaction with different content."""
+
+
+class AlreadyReversed(LedgerError):
+    """The transaction has already been reversed; it can be reversed only once."""
+
+
+class NotReversible(LedgerError):
+    """The transaction is itself a reversal; correct it with a new transaction instead."""

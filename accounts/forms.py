@@ -1,0 +1,70 @@
+"""Forms of the accounts app: they parse and validate input; the services do the work."""
+
+import uuid
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+from accounts.services import MAX_AMOUNT
+
+
+class SignUpForm(UserCreationForm):
+    """Username, optional e-mail address, password twice (checked by the password validators)."""
+
+    email = forms.EmailField(
+        label=_("Email address"),
+        required=False,
+        help_text=_("Optional."),
+    )
+
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username", "email")
+
+
+def _new_idempotency_key(prefix: str) -> str:
+    return f"{prefix}:{uuid.uuid4()}"
+
+
+class WalletAdjustmentForm(forms.Form):
+    """Credit or debit a wallet. The hidden key makes a resubmitted form post only once."""
+
+    CREDIT = "credit"
+    DEBIT = "debit"
+
+    direction = forms.ChoiceField(
+        label=_("Direction"),
+        choices=[(CREDIT, _("Credit (add coins)")), (DEBIT, _("Debit (remove coins)"))],
+        widget=forms.RadioSelect,
+    )
+    amount = forms.IntegerField(label=_("Amount (coins)"), min_value=1, max_value=MAX_AMOUNT)
+    reason = forms.CharField(
+        label=_("Reason"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=1000,
+        help_text=_("Required. Recorded with your name in the ledger; the player sees it."),
+    )
+    idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=200)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.initial.setdefault("idempotency_key", _new_idempotency_key("admin-adjust"))
+
+    def signed_amount(self) -> int:
+        amount: int = self.cleaned_data["amount"]
+        return amount if self.cleaned_data["direction"] == self.CREDIT else -amount
+
+
+class TransactionReversalForm(forms.Form):
+    """Confirm the reversal of a transaction, saying why."""
+
+    reason = forms.CharField(
+        label=_("Reason"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=1000,
+        help_text=_("Required. Recorded with your name in the ledger; the players see it."),
+    )

@@ -1,0 +1,57 @@
+"""The staff groups and the permissions each one holds.
+
+`GROUP_PERMISSIONS` is the single description of both groups. Migration 0004 creates them;
+`groups_sync` runs again after every `migrate` (see AccountsConfig.ready), so a permission
+listed here is granted as soon as its model exists (the rule configurations of the games app
+are created after this migration). Members still need `is_staff` to sign in to the admin.
+"""
+
+from typing import Any
+
+SUPPORT = "support"
+RULES_ADMIN = "rules_admin"
+
+# group name -> permissions as "app_label.codename".
+GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
+    # Read-only access to users, wallets, the ledger and the rule configurations, and the
+    # CSV export of ledger entries.
+    SUPPORT: (
+        "accounts.view_user",
+        "accounts.view_account",
+        "accounts.view_transaction",
+        "accounts.view_entry",
+        "accounts.export_ledger",
+        "games.view_ruleconfiguration",
+        "games.view_specialhandsetting",
+    ),
+    # Edits the rule configurations (games migration 0005 grants the same).
+    RULES_ADMIN: (
+        "games.view_ruleconfiguration",
+        "games.add_ruleconfiguration",
+        "games.change_ruleconfiguration",
+        "games.view_specialhandsetting",
+        "games.add_specialhandsetting",
+        "games.change_specialhandsetting",
+    ),
+}
+
+
+def groups_sync(*, group_model: Any, permission_model: Any, using: str = "default") -> None:
+    """Create the groups and add every listed permission that exists; never removes any.
+
+    Takes the models as arguments so that a migration can pass its historical models.
+    """
+    for name, permissions in GROUP_PERMISSIONS.items():
+        group, _ = group_model.objects.using(using).get_or_create(name=name)
+        wanted = {tuple(permission.split(".", 1)) for permission in permissions}
+        existing = (
+            permission_model.objects.using(using)
+            .filter(
+                content_type__app_label__in={app_label for app_label, _ in wanted},
+                codename__in={codename for _, codename in wanted},
+            )
+            .select_related("content_type")
+        )
+        group.permissions.add(
+            *(p for p in existing if (p.content_type.app_label, p.codename) in wanted)
+        )

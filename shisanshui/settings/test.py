@@ -1,0 +1,24 @@
+"""Settings for the test suite.
+
+The database is DATABASE_URL when set (`make test` points it at the local PostgreSQL),
+otherwise SQLite; the channel layer and Celery follow REDIS_URL as in base.
+"""
+
+import tempfile
+from pathlib import Path
+
+from shisanshui.settings.base import *  # noqa: F403
+from shisanshui.settings.env import env_str
+
+SECRET_KEY = env_str("SECRET_KEY", "django-insecure-test-key")
+DEBUG = False
+ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
+
+# Hashing passwords properly is slow by design; tests do not need it.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+
+# The admin's special-hand table: a small simulation, cached outside the work tree.
+STATS_CACHE_DIR = Path(tempfile.gettempdir()) / "shisanshui-test-stats"
+SPECIAL_STATS_DEALS = 200

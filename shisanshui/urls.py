@@ -1,0 +1,25 @@
+"""The project's URL configuration."""
+
+from django.contrib import admin
+from django.contrib.staticfiles.urls import staticfiles_urlpatterns
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from shisanshui import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("admin/", admin.site.urls),
+    path("accounts/", include("accounts.urls")),
+    path("lobby/", include("lobby.urls")),
+    path("api/", include("accounts.api_urls")),
+    path("api/lobby/", include("lobby.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]
+
+# With DEBUG on, serve static files here too: daphne, unlike runserver, does not.
+# (An empty list when DEBUG is off; production serves them with WhiteNoise.)
+urlpatterns += staticfiles_urlpatterns()
