@@ -1,0 +1,340 @@
+"""How often each special hand occurs, and what it is worth to the table (RULES.md §5, §7.3).
+
+Two parts, so that the slow one is done once:
+
+1. :func:`simulate_deals` deals ``n`` four-player rounds from a seeded generator and records,
+   for every hand, the specials it qualifies for as a 15-bit mask (bit ``i`` is
+   ``SPECIAL_IDS[i]``, enabled or not). It calls :func:`~games.rules.specials.qualifying_specials`
+   on every hand, tens of microseconds each, so callers keep the result
+   (:func:`load_or_simulate` caches it as an ``.npz`` file). It does not depend on any
+   configuration: the same seed and size always give the same masks.
+2. :func:`special_stats` evaluates one configuration over those masks with numpy, in
+   milliseconds, so an admin can see what a change of water or order does.
+
+What the figures mean (for every special ``s`` of the configuration):
+
+- ``qualifying``: hands that make ``s``, whether or not it is enabled or outranked.
+- ``counted``: hands that count as ``s`` — ``s`` is the highest-ranked *enabled* special the
+  hand makes (§5). ``frequency = counted / hands`` and ``one_in = hands / counted``.
+- ``water_won``: every holder is assumed to declare (a choice timeout counts as Yes, §5.1). In
+  each deal a holder of ``s`` wins ``water(s)`` from each of the other players who holds no
+  special or a lower-ranked one; the same special on both sides is a tie (0); against a
+  higher-ranked special the holder loses *that* special's water, which is counted in that
+  special's row, not here (§7.3). ``expected_water_per_deal = water_won / deals``: the water that
+  holders of ``s`` win per deal at a four-player table (× base score for coins). Summed over the
+  specials it is all the special-hand water that changes hands per deal.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .cards import DECK
+from .config import SPECIAL_BY_ID, SPECIAL_IDS, RuleConfig
+from .errors import RulesError
+from .specials import qualifying_specials
+
+MaskArray = npt.NDArray[np.uint16]
+CardArray = npt.NDArray[np.int8]
+
+PLAYERS = 4
+DEFAULT_DEALS = 100_000
+DEFAULT_SEED = 13
+# Bump when the detection of specials changes, so that caches built before are not used.
+FORMAT_VERSION = 1
+# Deals drawn from the generator at a time: fixed, so a seed always gives the same deals.
+_CHUNK = 5_000
+
+BIT: dict[str, int] = {sid: 1 << i for i, sid in enumerate(SPECIAL_IDS)}
+assert len(BIT) <= 16, "masks are 16-bit"
+
+Progress = Callable[[int, int], None]
+
+
+class StatsCacheError(RulesError):
+    """A cached simulation that cannot be used (another format, other specials, corrupt)."""
+
+    code = "stats_cache"
+
+
+@dataclass(frozen=True, slots=True)
+class SimulatedDeals:
+    """The specials every hand of ``deals`` simulated deals qualifies for.
+
+    ``masks[d, p]`` is the mask of player ``p``'s hand in deal ``d``.
+    """
+
+    masks: MaskArray
+    seed: int
+
+    @property
+    def deals(self) -> int:
+        return int(self.masks.shape[0])
+
+    @property
+    def players(self) -> int:
+        return int(self.masks.shape[1])
+
+    @property
+    def hands(self) -> int:
+        return self.deals * self.players
+
+
+def special_mask(special_ids: Sequence[str] | frozenset[str]) -> int:
+    """The mask of a set of specials (bit ``i`` is ``SPECIAL_IDS[i]``)."""
+    mask = 0
+    for sid in special_ids:
+        mask |= BIT[sid]
+    return mask
+
+
+def specials_of_mask(mask: int) -> frozenset[str]:
+    return frozenset(sid for sid, bit in BIT.items() if mask & bit)
+
+
+def hand_mask(card_indices: Sequence[int] | npt.NDArray[np.integer[Any]]) -> int:
+    """The mask of every special (enabled or not) these 13 cards (indices 0..51) make."""
+    return special_mask(qualifying_specials([DECK[int(i)] for i in card_indices]))
+
+
+def deal_cards(n_deals: int, seed: int, players: int = PLAYERS) -> CardArray:
+    """``n_deals`` deals of ``players`` hands of 13 card indices, reproducible from ``seed``."""
+    if n_deals < 0:
+        raise ValueError("n_deals cannot be negative")
+    if not 1 <= players <= 4:
+        raise ValueError("a 52-card deck deals 1 to 4 hands of 13")
+    rng = np.random.default_rng(seed)
+    out = np.empty((n_deals, players, 13), dtype=np.int8)
+    deck = np.arange(52, dtype=np.int8)
+    for start in range(0, n_deals, _CHUNK):
+        count = min(_CHUNK, n_deals - start)
+        decks = rng.permuted(np.tile(deck, (count, 1)), axis=1)
+        out[start : start + count] = decks[:, : players * 13].reshape(count, players, 13)
+    return out
+
+
+def _masks_of(hands: CardArray) -> MaskArray:
+    flat = hands.reshape(-1, 13)
+    masks = np.fromiter((hand_mask(h) for h in flat), dtype=np.uint16, count=len(flat))
+    return masks.reshape(hands.shape[:-1])
+
+
+def _chunks(cards: CardArray) -> Iterator[CardArray]:
+    for start in range(0, len(cards), _CHUNK):
+        yield cards[start : start + _CHUNK]
+
+
+def simulate_deals(
+    n_deals: int = DEFAULT_DEALS,
+    seed: int = DEFAULT_SEED,
+    *,
+    players: int = PLAYERS,
+    workers: int = 1,
+    progress: Progress | None = None,
+) -> SimulatedDeals:
+    """Deal and detect; the same ``(n_deals, seed, players)`` always gives the same masks.
+
+    ``workers > 1`` detects in that many processes; the result does not depend on it.
+    ``progress(done, total)`` is called after each chunk of deals.
+    """
+    cards = deal_cards(n_deals, seed, players)
+    masks = np.empty((n_deals, players), dtype=np.uint16)
+    done = 0
+
+    def store(chunk: MaskArray) -> None:
+        nonlocal done
+        masks[done : done + len(chunk)] = chunk
+        done += len(chunk)
+        if progress is not None:
+            progress(done, n_deals)
+
+    if workers > 1 and n_deals > _CHUNK:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for chunk in pool.map(_masks_of, _chunks(cards)):
+                store(chunk)
+    else:
+        for part in _chunks(cards):
+            store(_masks_of(part))
+    return SimulatedDeals(masks, seed)
+
+
+# -- the cache file -------------------------------------------------------------------------
+
+
+def cache_filename(n_deals: int, seed: int, players: int = PLAYERS) -> str:
+    return f"special_masks_v{FORMAT_VERSION}_{n_deals}x{players}_seed{seed}.npz"
+
+
+def save_deals(path: Path, deals: SimulatedDeals) -> None:
+    """Write atomically (a temporary file renamed into place), so readers never see half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(
+                f,
+                masks=deals.masks,
+                seed=np.int64(deals.seed),
+                version=np.int64(FORMAT_VERSION),
+                special_ids=np.array(SPECIAL_IDS),
+            )
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_deals(path: Path) -> SimulatedDeals:
+    """Read a cache file; :class:`StatsCacheError` if it was made for other rules or is bad."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            version = int(data["version"])
+            ids = tuple(str(x) for x in data["special_ids"])
+            masks = np.asarray(data["masks"], dtype=np.uint16)
+            seed = int(data["seed"])
+    except (OSError, KeyError, ValueError) as exc:
+        raise StatsCacheError(f"cannot read {path.name}: {exc}") from None
+    if version != FORMAT_VERSION or ids != SPECIAL_IDS:
+        raise StatsCacheError(f"{path.name} was made for other special hands")
+    if masks.ndim != 2:
+        raise StatsCacheError(f"{path.name} does not hold a table of masks")
+    return SimulatedDeals(masks, seed)
+
+
+def load_or_simulate(
+    directory: Path,
+    n_deals: int = DEFAULT_DEALS,
+    seed: int = DEFAULT_SEED,
+    *,
+    rebuild: bool = False,
+    workers: int = 1,
+    progress: Progress | None = None,
+) -> SimulatedDeals:
+    """The cached simulation in ``directory``, simulated and saved first when missing or stale."""
+    path = directory / cache_filename(n_deals, seed)
+    if not rebuild and path.exists():
+        try:
+            deals = load_deals(path)
+        except StatsCacheError:
+            pass
+        else:
+            if deals.deals == n_deals and deals.seed == seed:
+                return deals
+    deals = simulate_deals(n_deals, seed, workers=workers, progress=progress)
+    save_deals(path, deals)
+    return deals
+
+
+# -- one configuration ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialStat:
+    """One special hand under one configuration, over ``deals`` simulated deals."""
+
+    id: str
+    zh: str
+    en: str
+    enabled: bool
+    water: int
+    rank: int | None  # 1 = highest among the enabled specials; None when disabled
+    qualifying: int  # hands that make it, enabled or not
+    counted: int  # hands that count as it (§5: the highest-ranked enabled special they make)
+    water_won: int  # water its holders won over all deals (see the module docstring)
+    hands: int
+    deals: int
+
+    @property
+    def frequency(self) -> float:
+        """Share of hands that count as this special."""
+        return self.counted / self.hands if self.hands else 0.0
+
+    @property
+    def one_in(self) -> float | None:
+        """One hand in this many counts as this special; None when none did."""
+        return self.hands / self.counted if self.counted else None
+
+    @property
+    def expected_water_per_deal(self) -> float:
+        return self.water_won / self.deals if self.deals else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialStats:
+    """Every special of a configuration (in its ranking order) over one simulation."""
+
+    deals: int
+    hands: int
+    seed: int
+    rows: tuple[SpecialStat, ...]
+
+    def __getitem__(self, special_id: str) -> SpecialStat:
+        for row in self.rows:
+            if row.id == special_id:
+                return row
+        raise KeyError(special_id)
+
+    @property
+    def special_frequency(self) -> float:
+        """Share of hands that count as some enabled special."""
+        return sum(r.counted for r in self.rows) / self.hands if self.hands else 0.0
+
+    @property
+    def expected_water_per_deal(self) -> float:
+        """All special-hand water that changes hands per deal."""
+        return sum(r.water_won for r in self.rows) / self.deals if self.deals else 0.0
+
+
+def counted_ranks(masks: MaskArray, config: RuleConfig) -> npt.NDArray[np.int64]:
+    """For each hand, the rank (0 = highest) of the enabled special it counts as; ``k`` (the
+    number of enabled specials) for a hand that makes none."""
+    enabled = config.enabled_specials
+    wide = masks.astype(np.int64)
+    ranks = np.full(masks.shape, len(enabled), dtype=np.int64)
+    for rank in range(len(enabled) - 1, -1, -1):  # the highest-ranked one is written last
+        ranks[(wide & BIT[enabled[rank].id]) != 0] = rank
+    return ranks
+
+
+def special_stats(deals: SimulatedDeals, config: RuleConfig) -> SpecialStats:
+    """Frequencies and expected water of every special of ``config`` (module docstring)."""
+    enabled = config.enabled_specials
+    k = len(enabled)
+    ranks = counted_ranks(deals.masks, config)
+    # beaten[d, p]: opponents of p in deal d holding no special or a lower-ranked one.
+    beaten = (ranks[:, None, :] > ranks[:, :, None]).sum(axis=2)
+    water = np.array([s.water for s in enabled] + [0], dtype=np.int64)
+    won = beaten * water[ranks]
+    counted = np.bincount(ranks.ravel(), minlength=k + 1)
+    won_by_rank = np.bincount(ranks.ravel(), weights=won.ravel(), minlength=k + 1)
+    wide = deals.masks.astype(np.int64)
+    rank_of = {s.id: i for i, s in enumerate(enabled)}
+    rows = []
+    for rule in config.specials:
+        info = SPECIAL_BY_ID[rule.id]
+        rank = rank_of.get(rule.id)
+        rows.append(
+            SpecialStat(
+                id=rule.id,
+                zh=info.zh,
+                en=info.en,
+                enabled=rule.enabled,
+                water=rule.water,
+                rank=None if rank is None else rank + 1,
+                qualifying=int(np.count_nonzero(wide & BIT[rule.id])),
+                counted=0 if rank is None else int(counted[rank]),
+                water_won=0 if rank is None else round(float(won_by_rank[rank])),
+                hands=deals.hands,
+                deals=deals.deals,
+            )
+        )
+    return SpecialStats(deals.deals, deals.hands, deals.seed, tuple(rows))

@@ -1,0 +1,38 @@
+"""Fixtures of the games tests: staff members of the `rules_admin` and `support` groups."""
+
+from collections.abc import Callable
+from itertools import count
+
+import pytest
+from django.contrib.auth.models import Group
+
+from accounts.groups import RULES_ADMIN, SUPPORT
+from accounts.models import User
+
+_names = count(1)
+
+MakeStaff = Callable[[str], User]
+
+
+@pytest.fixture
+def make_staff(db: None) -> MakeStaff:
+    """make_staff(group): a staff user (may sign in to the admin) in that group only."""
+
+    def make(group: str) -> User:
+        user = User.objects.create_user(
+            username=f"{group}{next(_names)}", password="not-used-1", is_staff=True
+        )
+        user.groups.add(Group.objects.get(name=group))
+        return user
+
+    return make
+
+
+@pytest.fixture
+def rules_admin(make_staff: MakeStaff) -> User:
+    return make_staff(RULES_ADMIN)
+
+
+@pytest.fixture
+def support(make_staff: MakeStaff) -> User:
+    return make_staff(SUPPORT)
