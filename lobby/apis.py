@@ -1,0 +1,305 @@
+"""The HTTP API of the lobby, under /api/lobby/: list rooms, create, join, quick-join, leave, close.
+
+Browsers authenticate with their session (and its CSRF token), scripts with
+"Authorization: Token <key>". Every refusal answers {"error": {"code": ..., "message": ...}}
+with 400 (bad input), 403 (not allowed), 404 (no such room) or 409 (the room's or the player's
+state forbids it); the message is in the request's language.
+"""
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.generics import ListAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView, exception_handler
+
+from lobby.errors import LobbyError
+from lobby.models import MAX_BASE_SCORE, NAME_MAX_LENGTH, Seat
+from lobby.selectors import room_list, room_view, room_view_of, seat_view
+from lobby.serializers import (
+    JoinByCodeInput,
+    QuickJoinInput,
+    RoomCreateInput,
+    RoomFilterInput,
+    RoomJoinInput,
+)
+from lobby.services import (
+    room_close,
+    room_create,
+    room_join,
+    room_join_by_code,
+    room_leave,
+    room_quick_join,
+)
+
+# Output.
+
+
+class RoomRulesSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class RoomPlayerSerializer(serializers.Serializer):
+    position = serializers.IntegerField(help_text="Seat position, from 0.")
+    username = serializers.CharField()
+
+
+class RoomSerializer(serializers.Serializer):
+    """A room's public row (the same as the live lobby events), plus its code for its owner
+    and the players seated in it."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    rules = RoomRulesSerializer()
+    base_score = serializers.IntegerField()
+    seats = serializers.IntegerField(help_text="2, 3 or 4.")
+    seats_taken = serializers.IntegerField()
+    entry_minimum = serializers.IntegerField(help_text="Coins needed to sit down (RULES.md §7.4).")
+    private = serializers.BooleanField()
+    status = serializers.CharField(help_text="open or closed.")
+    owner = serializers.CharField(help_text="The owner's username.")
+    players = RoomPlayerSerializer(many=True)
+    version = serializers.IntegerField(help_text="Grows with every visible change.")
+    code = serializers.CharField(
+        allow_null=True,
+        help_text="A private room's code, shown only to its owner and seated players.",
+    )
+
+
+class SeatSerializer(serializers.Serializer):
+    room = RoomSerializer()
+    position = serializers.IntegerField()
+
+
+class MySeatSerializer(serializers.Serializer):
+    seat = SeatSerializer(allow_null=True, help_text="Null when not seated.")
+
+
+class LobbyErrorBodySerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable, for programs: e.g. room_full.")
+    message = serializers.CharField(help_text="For people, in the request's language.")
+    fields = serializers.DictField(
+        required=False, help_text="Per-field messages of a request that did not validate."
+    )
+
+
+class LobbyErrorSerializer(serializers.Serializer):
+    error = LobbyErrorBodySerializer()
+
+
+# Errors.
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, **extra}}
+
+
+def lobby_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Every refusal of the lobby API in the one {"error": {...}} shape."""
+    if isinstance(exc, LobbyError):
+        return Response(error_body(exc.code, exc.message), status=exc.status)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    if isinstance(exc, exceptions.ValidationError):
+        fields = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        return Response(
+            error_body("invalid", _("The request is not valid."), fields=fields),
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    response = exception_handler(exc, context)
+    if response is not None and isinstance(exc, exceptions.APIException):
+        codes = exc.get_codes()
+        code = codes if isinstance(codes, str) else "error"
+        response.data = error_body(code, str(exc.detail))
+    return response
+
+
+ERRORS = {
+    400: OpenApiResponse(LobbyErrorSerializer, description="Bad input."),
+    403: OpenApiResponse(LobbyErrorSerializer, description="Not allowed, or not logged in."),
+    404: OpenApiResponse(LobbyErrorSerializer, description="No such room."),
+    409: OpenApiResponse(LobbyErrorSerializer, description="The room's or the player's state."),
+}
+
+
+def _errors(*codes: int) -> dict[int, OpenApiResponse]:
+    return {code: ERRORS[code] for code in codes}
+
+
+class LobbyApi(APIView):
+    """Base of the lobby's views: the lobby's error shape."""
+
+    def get_exception_handler(self) -> Any:
+        return lobby_exception_handler
+
+
+def room_data(room_id: int, request: Request) -> dict[str, Any]:
+    """What the requesting user sees of a room (its code only if they may see it)."""
+    view = room_view(room_id=room_id, user=request.user)
+    if view is None:
+        raise Http404
+    return dict(view)
+
+
+def seat_data(seat: Seat, request: Request) -> dict[str, Any]:
+    return {"room": room_data(seat.room_id, request), "position": seat.position}
+
+
+# Views.
+
+
+@extend_schema(tags=["lobby"])
+class RoomListApi(LobbyApi, ListAPIView):
+    """Open rooms (GET, filtered) and opening a room (POST)."""
+
+    serializer_class = RoomSerializer
+
+    @extend_schema(
+        summary="Open rooms, oldest first",
+        parameters=[
+            OpenApiParameter("base_score", OpenApiTypes.INT, description="Only this base score."),
+            OpenApiParameter("seats", OpenApiTypes.INT, description="Only this many seats."),
+            OpenApiParameter(
+                "free", OpenApiTypes.BOOL, description="true: with a free seat; false: full."
+            ),
+        ],
+        responses={200: RoomSerializer(many=True), **_errors(400, 403)},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> Any:
+        filters = RoomFilterInput(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        return room_list(
+            base_score=filters.validated_data.get("base_score"),
+            seats=filters.validated_data.get("seats"),
+            has_free_seat=filters.validated_data.get("free"),
+        )
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        assert page is not None  # the project paginates every list
+        rows = [room_view_of(room=room, user=request.user) for room in page]
+        return self.get_paginated_response(RoomSerializer(rows, many=True).data)
+
+    @extend_schema(
+        summary="Create a room and sit in it",
+        description=f"The name is 1 to {NAME_MAX_LENGTH} characters; base score 1 to "
+        f"{MAX_BASE_SCORE:,}; 2, 3 or 4 seats. A private room gets a code, returned here.",
+        request=RoomCreateInput,
+        responses={201: RoomSerializer, **_errors(400, 403, 409)},
+    )
+    def post(self, request: Request) -> Response:
+        payload = RoomCreateInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        room = room_create(owner=request.user, **payload.validated_data)
+        return Response(
+            RoomSerializer(room_data(room.pk, request)).data, status=status.HTTP_201_CREATED
+        )
+
+
+@extend_schema(tags=["lobby"])
+class RoomDetailApi(LobbyApi):
+    """One room, open or closed."""
+
+    @extend_schema(summary="One room", responses={200: RoomSerializer, **_errors(403, 404)})
+    def get(self, request: Request, room_id: int) -> Response:
+        return Response(RoomSerializer(room_data(room_id, request)).data)
+
+
+@extend_schema(tags=["lobby"])
+class RoomJoinApi(LobbyApi):
+    """Sit in a room from the list."""
+
+    @extend_schema(
+        summary="Sit in a room (a private one needs its code)",
+        request=RoomJoinInput,
+        responses={200: SeatSerializer, **_errors(400, 403, 404, 409)},
+    )
+    def post(self, request: Request, room_id: int) -> Response:
+        payload = RoomJoinInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        seat = room_join(
+            user=request.user, room_id=room_id, code=payload.validated_data.get("code", "")
+        )
+        return Response(SeatSerializer(seat_data(seat, request)).data)
+
+
+@extend_schema(tags=["lobby"])
+class RoomJoinByCodeApi(LobbyApi):
+    """Sit in a private room found by its code."""
+
+    @extend_schema(
+        summary="Sit in the private room that has this code",
+        request=JoinByCodeInput,
+        responses={200: SeatSerializer, **_errors(400, 403, 404, 409)},
+    )
+    def post(self, request: Request) -> Response:
+        payload = JoinByCodeInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        seat = room_join_by_code(user=request.user, code=payload.validated_data["code"])
+        return Response(SeatSerializer(seat_data(seat, request)).data)
+
+
+@extend_schema(tags=["lobby"])
+class QuickJoinApi(LobbyApi):
+    """Sit at a public table of a kind, opening one if none has a free seat."""
+
+    @extend_schema(
+        summary="Sit at the first public table of this kind with a free seat (or open one)",
+        description="Uses the default rules.",
+        request=QuickJoinInput,
+        responses={200: SeatSerializer, **_errors(400, 403, 409)},
+    )
+    def post(self, request: Request) -> Response:
+        payload = QuickJoinInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        seat = room_quick_join(user=request.user, **payload.validated_data)
+        return Response(SeatSerializer(seat_data(seat, request)).data)
+
+
+@extend_schema(tags=["lobby"])
+class LeaveApi(LobbyApi):
+    """Stand up from the table you sit at; answers the room you left."""
+
+    @extend_schema(
+        summary="Stand up from your table",
+        request=None,
+        responses={200: RoomSerializer, **_errors(403, 409)},
+    )
+    def post(self, request: Request) -> Response:
+        room = room_leave(user=request.user)
+        return Response(RoomSerializer(room_data(room.pk, request)).data)
+
+
+@extend_schema(tags=["lobby"])
+class RoomCloseApi(LobbyApi):
+    """Close a room: its owner only, and only when nobody sits in it."""
+
+    @extend_schema(
+        summary="Close an empty room you own",
+        request=None,
+        responses={200: RoomSerializer, **_errors(403, 404, 409)},
+    )
+    def post(self, request: Request, room_id: int) -> Response:
+        room = room_close(user=request.user, room_id=room_id)
+        return Response(RoomSerializer(room_data(room.pk, request)).data)
+
+
+@extend_schema(tags=["lobby"])
+class MySeatApi(LobbyApi):
+    """The room and seat of the current user, if any."""
+
+    @extend_schema(summary="Where you sit", responses={200: MySeatSerializer, **_errors(403)})
+    def get(self, request: Request) -> Response:
+        return Response(MySeatSerializer({"seat": seat_view(user=request.user)}).data)

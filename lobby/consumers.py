@@ -1,0 +1,226 @@
+"""The lobby's WebSocket, ws/lobby/: live room list, and the lobby's actions for the page.
+
+Protocol (JSON text frames, one object each, at most MAX_MESSAGE_BYTES):
+- on connecting, a logged-in player gets {"type": "snapshot", "rooms": [...], "seat": ...};
+  then {"type": "room.created" | "room.updated" | "room.closed", "room": {...}} whenever a room
+  changes (every event carries the room's full public row, `version` included: upsert it, or
+  remove it on room.closed; a private room's code is never in a row);
+- the client may send {"type": ..., "id": <echoed>, ...} with type one of
+  ping, snapshot, room.create, room.join, room.join_by_code, room.quick_join, room.leave,
+  room.close (fields as in the HTTP API, `room` being the room id); an action is answered
+  {"type": "ok", "id": ..., "action": ..., "room": ..., "seat": ...};
+- every refusal is {"type": "error", "id": ..., "error": {"code": ..., "message": ...}}, the
+  message in the language of the player's language cookie or browser.
+The consumer holds no rules: it parses, calls a service through database_sync_to_async and
+sends; the services send the events, after commit.
+"""
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation.trans_real import parse_accept_lang_header
+from rest_framework import serializers
+
+from accounts.models import User
+from lobby.errors import LobbyError, MalformedMessage, MessageTooLarge, UnknownMessageType
+from lobby.selectors import room_list, room_rows, room_view, seat_view
+from lobby.serializers import (
+    JoinByCodeInput,
+    QuickJoinInput,
+    RoomCreateInput,
+    RoomRefInput,
+)
+from lobby.services import (
+    LOBBY_GROUP,
+    room_close,
+    room_create,
+    room_join,
+    room_join_by_code,
+    room_leave,
+    room_quick_join,
+)
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 4096
+
+
+def scope_language(scope: dict[str, Any]) -> str:
+    """The language of a WebSocket's player: the language cookie, else Accept-Language."""
+    candidates = [scope.get("cookies", {}).get(settings.LANGUAGE_COOKIE_NAME, "")]
+    for name, value in scope.get("headers", []):
+        if name == b"accept-language":
+            candidates += [lang for lang, _q in parse_accept_lang_header(value.decode("latin-1"))]
+    for candidate in candidates:
+        if not candidate or candidate == "*":
+            continue
+        try:
+            return translation.get_supported_language_variant(candidate)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
+
+
+def parse_message(text_data: str | None, bytes_data: bytes | None) -> dict[str, Any]:
+    """The frame as a JSON object with a string `type`, or a MalformedMessage."""
+    if text_data is None:
+        raise MalformedMessage(detail=_("binary frames are not accepted"))
+    if len(text_data.encode()) > MAX_MESSAGE_BYTES:
+        raise MessageTooLarge(max=MAX_MESSAGE_BYTES)
+    try:
+        message = json.loads(text_data)
+    except ValueError:
+        raise MalformedMessage(detail=_("not JSON")) from None
+    if not isinstance(message, dict):
+        raise MalformedMessage(detail=_("not a JSON object"))
+    if not isinstance(message.get("type"), str):
+        raise MalformedMessage(detail=_("no text type"))
+    return message
+
+
+def _validated(serializer_class: type[serializers.Serializer], data: dict[str, Any]) -> Any:
+    payload = serializer_class(data=data)
+    if not payload.is_valid():
+        detail = "; ".join(
+            f"{field}: {' '.join(str(e) for e in errors)}"
+            for field, errors in payload.errors.items()
+        )
+        raise MalformedMessage(detail=detail)
+    return payload.validated_data
+
+
+def _seat_reply(user: User) -> dict[str, Any]:
+    seat = seat_view(user=user)
+    return {"room": seat["room"] if seat else None, "seat": seat}
+
+
+# The actions, each a call of a service in a worker thread.
+
+
+@database_sync_to_async
+def _create(user: User, message: dict[str, Any]) -> dict[str, Any]:
+    room_create(owner=user, **_validated(RoomCreateInput, message))
+    return _seat_reply(user)
+
+
+@database_sync_to_async
+def _join(user: User, message: dict[str, Any]) -> dict[str, Any]:
+    data = _validated(RoomRefInput, message)
+    room_join(user=user, room_id=data["room"], code=data.get("code", ""))
+    return _seat_reply(user)
+
+
+@database_sync_to_async
+def _join_by_code(user: User, message: dict[str, Any]) -> dict[str, Any]:
+    room_join_by_code(user=user, code=_validated(JoinByCodeInput, message)["code"])
+    return _seat_reply(user)
+
+
+@database_sync_to_async
+def _quick_join(user: User, message: dict[str, Any]) -> dict[str, Any]:
+    room_quick_join(user=user, **_validated(QuickJoinInput, message))
+    return _seat_reply(user)
+
+
+@database_sync_to_async
+def _leave(user: User, message: dict[str, Any]) -> dict[str, Any]:
+    room = room_leave(user=user)
+    return {"room": room_view(room_id=room.pk, user=user), "seat": None}
+
+
+@database_sync_to_async
+def _close(user: User, message: dict[str, Any]) -> dict[str, Any]:
+    room = room_close(user=user, room_id=_validated(RoomRefInput, message)["room"])
+    return {"room": room_view(room_id=room.pk, user=user), "seat": seat_view(user=user)}
+
+
+@database_sync_to_async
+def _snapshot(user: User) -> dict[str, Any]:
+    return {"type": "snapshot", "rooms": room_rows(rooms=room_list()), "seat": seat_view(user=user)}
+
+
+Action = Callable[[User, dict[str, Any]], Awaitable[dict[str, Any]]]
+ACTIONS: dict[str, Action] = {
+    "room.create": _create,
+    "room.join": _join,
+    "room.join_by_code": _join_by_code,
+    "room.quick_join": _quick_join,
+    "room.leave": _leave,
+    "room.close": _close,
+}
+
+
+def _request_id(message: dict[str, Any]) -> str | int | None:
+    """The client's `id` for a request, echoed in the answer (a short string or an integer)."""
+    value = message.get("id")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (isinstance(value, str) and len(value) <= 64):
+        return value
+    return None
+
+
+class LobbyConsumer(AsyncWebsocketConsumer):
+    """One logged-in player's lobby connection; refuses anyone else at the handshake."""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close()  # before accept: the handshake is refused (HTTP 403)
+            return
+        self.user: User = user
+        self.language = scope_language(self.scope)
+        # Join the group before reading the snapshot, so that no change falls in between
+        # (one that lands in both is harmless: rows carry versions and clients upsert).
+        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        await self.accept()
+        await self.send_json(await _snapshot(self.user))
+
+    async def disconnect(self, code: int) -> None:
+        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Answer one frame; every refusal, whatever raised it, is answered here."""
+        request_id = None
+        with translation.override(self.language):
+            try:
+                message = parse_message(text_data, bytes_data)
+                request_id = _request_id(message)
+                await self.dispatch_message(message, request_id)
+            except LobbyError as error:
+                await self.send_error(request_id, error.code, error.message)
+            except Exception:
+                logger.exception("Lobby message failed")
+                await self.send_error(request_id, "server_error", _("Something went wrong."))
+
+    async def send_error(self, request_id: str | int | None, code: str, message: str) -> None:
+        await self.send_json(
+            {"type": "error", "id": request_id, "error": {"code": code, "message": message}}
+        )
+
+    async def dispatch_message(self, message: dict[str, Any], request_id: str | int | None) -> None:
+        kind = message["type"]
+        if kind == "ping":
+            await self.send_json({"type": "pong", "id": request_id})
+        elif kind == "snapshot":
+            await self.send_json(await _snapshot(self.user))
+        elif kind in ACTIONS:
+            body = {k: v for k, v in message.items() if k not in ("type", "id")}
+            result = await ACTIONS[kind](self.user, body)
+            await self.send_json({"type": "ok", "id": request_id, "action": kind, **result})
+        else:
+            raise UnknownMessageType(type=json.dumps(kind[:40], ensure_ascii=False))
+
+    async def lobby_event(self, event: dict[str, Any]) -> None:
+        """A room changed (sent by the services to the lobby group): pass its row on."""
+        await self.send_json({"type": event["event"], "room": event["room"]})
+
+    async def send_json(self, content: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(content, ensure_ascii=False))

@@ -1,0 +1,137 @@
+"""Rooms and the seats in them (RULES.md §10).
+
+Rows are written only by `lobby.services`. The database holds the invariants that matter under
+concurrency: a seat position is taken once per room, a player sits at one table at a time, a
+private room's code is unique among open rooms, and the room's numbers stay in range.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Now
+from django.utils.translation import gettext_lazy as _
+
+from games.models import RuleConfiguration
+
+SEAT_COUNTS = (2, 3, 4)
+# A base score above this would make the entry minimum (§7.4) absurd: at the default rules,
+# 1,000,000 already needs 324,000,000 coins to sit down.
+MAX_BASE_SCORE = 1_000_000
+NAME_MAX_LENGTH = 40
+CODE_LENGTH = 6
+# Upper-case letters and digits without the ambiguous ones (0/O, 1/I/L).
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+
+class RoomStatus(models.TextChoices):
+    OPEN = "open", _("open")
+    CLOSED = "closed", _("closed")
+
+
+class Room(models.Model):
+    """A table players sit at: its rules, base score and number of seats.
+
+    `entry_minimum` is computed from the rule configuration at the room's own base score when
+    the room is created (RULES.md §7.4) and does not change afterwards. `version` grows by one
+    with every change a lobby client can see, so clients can ignore stale events.
+    """
+
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
+    rules = models.ForeignKey(
+        RuleConfiguration,
+        verbose_name=_("rule configuration"),
+        on_delete=models.PROTECT,
+        related_name="rooms",
+    )
+    base_score = models.PositiveIntegerField(_("base score (底分)"))
+    seats = models.PositiveSmallIntegerField(_("seats"))
+    is_private = models.BooleanField(_("private"), default=False)
+    code = models.CharField(
+        _("code"),
+        max_length=CODE_LENGTH,
+        null=True,
+        blank=True,
+        help_text=_("Private rooms only: players join with this code."),
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("owner"),
+        on_delete=models.PROTECT,
+        related_name="owned_rooms",
+    )
+    status = models.CharField(
+        _("status"), max_length=8, choices=RoomStatus.choices, default=RoomStatus.OPEN
+    )
+    entry_minimum = models.BigIntegerField(_("entry minimum"))
+    version = models.PositiveIntegerField(_("version"), default=1)
+    created_at = models.DateTimeField(_("created at"), db_default=Now(), editable=False)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("room")
+        verbose_name_plural = _("rooms")
+        ordering = ["id"]
+        indexes = [models.Index(fields=["status", "base_score", "seats"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(seats__in=SEAT_COUNTS), name="lobby_room_seats_2_to_4"
+            ),
+            models.CheckConstraint(
+                condition=Q(base_score__gte=1, base_score__lte=MAX_BASE_SCORE),
+                name="lobby_room_base_score_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(entry_minimum__gte=0), name="lobby_room_entry_minimum_not_negative"
+            ),
+            models.CheckConstraint(
+                condition=Q(is_private=True, code__isnull=False)
+                | Q(is_private=False, code__isnull=True),
+                name="lobby_room_code_iff_private",
+            ),
+            models.CheckConstraint(
+                condition=Q(status=RoomStatus.OPEN, closed_at__isnull=True)
+                | Q(status=RoomStatus.CLOSED, closed_at__isnull=False),
+                name="lobby_room_closed_at_iff_closed",
+            ),
+            models.UniqueConstraint(
+                fields=["code"],
+                condition=Q(status=RoomStatus.OPEN),
+                name="lobby_room_code_unique_among_open",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Seat(models.Model):
+    """A player sitting in a room, at a position from 0 to seats - 1."""
+
+    room = models.ForeignKey(
+        Room, verbose_name=_("room"), on_delete=models.PROTECT, related_name="taken_seats"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    position = models.PositiveSmallIntegerField(_("position"))
+    joined_at = models.DateTimeField(_("joined at"), db_default=Now(), editable=False)
+
+    class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+        ordering = ["room", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["user"], name="lobby_seat_one_table_per_player"),
+            models.UniqueConstraint(
+                fields=["room", "position"], name="lobby_seat_position_taken_once"
+            ),
+            models.CheckConstraint(
+                condition=Q(position__lt=max(SEAT_COUNTS)), name="lobby_seat_position_in_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.room} #{self.position}"

@@ -1,0 +1,50 @@
+"""What the lobby accepts, shared by the HTTP API and the WebSocket.
+
+These check types and shapes only; the services check the values (seat counts, base score
+range, names), so that each bad value gets its own error whichever way it arrives.
+"""
+
+from rest_framework import serializers
+
+from games.models import RuleConfiguration
+from lobby.models import CODE_LENGTH, MAX_BASE_SCORE
+
+
+class RoomCreateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=200, trim_whitespace=False)
+    base_score = serializers.IntegerField()
+    seats = serializers.IntegerField()
+    private = serializers.BooleanField(default=False)
+    rules = serializers.PrimaryKeyRelatedField(
+        queryset=RuleConfiguration.objects.all(),
+        required=False,
+        allow_null=True,
+        help_text="A rule configuration's id; the default rules when omitted.",
+    )
+
+
+class RoomJoinInput(serializers.Serializer):
+    code = serializers.CharField(
+        required=False, allow_blank=True, max_length=32, help_text="A private room's code."
+    )
+
+
+class JoinByCodeInput(serializers.Serializer):
+    code = serializers.CharField(max_length=32, help_text=f"{CODE_LENGTH} characters.")
+
+
+class QuickJoinInput(serializers.Serializer):
+    base_score = serializers.IntegerField(help_text=f"1 to {MAX_BASE_SCORE:,}.")
+    seats = serializers.IntegerField(help_text="2, 3 or 4.")
+
+
+class RoomFilterInput(serializers.Serializer):
+    base_score = serializers.IntegerField(required=False, min_value=1)
+    seats = serializers.IntegerField(required=False)
+    free = serializers.BooleanField(required=False, allow_null=True, default=None)
+
+
+class RoomRefInput(RoomJoinInput):
+    """A room named by its id (WebSocket messages; the API has the id in its path)."""
+
+    room = serializers.IntegerField()

@@ -1,0 +1,394 @@
+"""Services of the lobby: creating, joining, quick-joining, leaving and closing rooms.
+
+Each runs in one database transaction, check -> lock -> write -> notify:
+1. validate the input in Python and refuse with a `lobby.errors.LobbyError` (nothing written);
+2. lock the room row(s) with SELECT ... FOR UPDATE, in ascending id order when there are
+   several, and re-check what the lock protects (open, free seat, owner, empty);
+3. write the seat / room; the database's unique constraints back the checks up (one seat per
+   player, one player per seat position, private codes unique among open rooms);
+4. once the transaction commits, send the room's public row to the "lobby" group.
+
+Rules that the text of the issue left open, decided here:
+- a room's entry minimum is fixed when it is created (from its rule configuration, at its base
+  score); a later edit of the configuration applies to new rooms;
+- when the owner leaves, ownership passes to the player seated longest (earliest `joined_at`,
+  then the lowest seat id); a room nobody sits in keeps its owner, who may close it;
+- quick-join takes the oldest public open room using the default rules at that base score and
+  seat count that has a free seat the player can afford, and otherwise creates one; quick-joins
+  for the same table kind are serialized (on PostgreSQL) so that two players arriving together
+  sit at the same new table instead of opening one each.
+"""
+
+import hmac
+import logging
+import secrets
+from collections.abc import Callable
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from accounts.selectors import wallet_balance
+from games.models import RuleConfiguration
+from games.rules.config import RuleConfig
+from games.rules.errors import ConfigError
+from lobby.errors import (
+    AlreadySeated,
+    InsufficientCoins,
+    InvalidBaseScore,
+    InvalidRoomName,
+    InvalidRules,
+    InvalidSeatCount,
+    NoDefaultRules,
+    NotRoomOwner,
+    NotSeated,
+    RoomClosed,
+    RoomFull,
+    RoomNotEmpty,
+    RoomNotFound,
+    WrongRoomCode,
+    coins,
+)
+from lobby.models import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    MAX_BASE_SCORE,
+    NAME_MAX_LENGTH,
+    SEAT_COUNTS,
+    Room,
+    RoomStatus,
+    Seat,
+)
+from lobby.selectors import room_get, room_list, room_row, seat_for_user
+
+logger = logging.getLogger(__name__)
+
+LOBBY_GROUP = "lobby"
+# What the lobby's events are called; a client removes a room on ROOM_CLOSED, upserts otherwise.
+ROOM_CREATED = "room.created"
+ROOM_UPDATED = "room.updated"
+ROOM_CLOSED = "room.closed"
+
+QUICK_JOIN_ROOM_NAME = "快速 Quick"
+# How many candidate rooms quick-join looks at before it opens a new one.
+QUICK_JOIN_CANDIDATES = 20
+_CODE_ATTEMPTS = 10
+# Namespace of the PostgreSQL advisory locks that serialize quick-joins (any fixed int4).
+_QUICK_JOIN_LOCK_SPACE = 0x5353
+
+
+# Validation: plain Python, before any query.
+
+
+def _checked_name(name: object) -> str:
+    text = name.strip() if isinstance(name, str) else ""
+    if not text or len(text) > NAME_MAX_LENGTH or not text.isprintable():
+        raise InvalidRoomName(max=NAME_MAX_LENGTH)
+    return text
+
+
+def _checked_seats(seats: object) -> int:
+    if isinstance(seats, bool) or not isinstance(seats, int) or seats not in SEAT_COUNTS:
+        raise InvalidSeatCount(seats=seats)
+    return seats
+
+
+def _checked_base_score(base_score: object) -> int:
+    if (
+        isinstance(base_score, bool)
+        or not isinstance(base_score, int)
+        or not 1 <= base_score <= MAX_BASE_SCORE
+    ):
+        raise InvalidBaseScore(base_score=base_score, max=coins(MAX_BASE_SCORE))
+    return base_score
+
+
+def normalized_code(code: object) -> str:
+    """A code as typed by a person: surrounding spaces dropped, case ignored."""
+    return code.strip().upper() if isinstance(code, str) else ""
+
+
+def entry_minimum(*, rules: RuleConfiguration, base_score: int) -> int:
+    """Coins needed to sit at a table with these rules at this base score (RULES.md §7.4)."""
+    try:
+        config = rules.engine_config()
+        return RuleConfig.from_dict({"base_score": base_score}, base=config).entry_minimum
+    except ConfigError:
+        logger.exception("Rule configuration %s is invalid", rules.pk)
+        raise InvalidRules() from None
+
+
+def _default_rules() -> RuleConfiguration:
+    rules = RuleConfiguration.objects.filter(is_default=True).first()
+    if rules is None:
+        raise NoDefaultRules()
+    return rules
+
+
+# Checks that read the player's state.
+
+
+def _check_not_seated(*, user: User) -> None:
+    seat = seat_for_user(user=user)
+    if seat is not None:
+        raise AlreadySeated(room=seat.room.name)
+
+
+def _check_can_afford(*, user: User, needed: int) -> None:
+    balance = wallet_balance(user=user)
+    if balance < needed:
+        raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
+
+
+# Writes.
+
+
+def _free_position(*, room: Room) -> int | None:
+    """The lowest free seat position of a room the caller has locked; None when it is full."""
+    taken = set(Seat.objects.filter(room=room).values_list("position", flat=True))
+    free = [position for position in range(room.seats) if position not in taken]
+    return free[0] if free else None
+
+
+def _sit(*, room: Room, user: User, position: int) -> Seat:
+    """Seat the player; the unique constraints turn a lost race into a clear refusal."""
+    try:
+        with transaction.atomic():
+            seat = Seat.objects.create(room=room, user=user, position=position)
+    except IntegrityError as error:
+        if "lobby_seat_one_table_per_player" in str(error):
+            other = seat_for_user(user=user)
+            raise AlreadySeated(room=other.room.name if other else room.name) from None
+        if "lobby_seat_position_taken_once" in str(error):
+            raise RoomFull() from None
+        raise
+    return seat
+
+
+def _insert_room(
+    *, owner: User, name: str, rules: RuleConfiguration, base_score: int, seats: int, private: bool
+) -> Room:
+    """A new open room; a private one gets a fresh code (retrying the rare collision)."""
+    fields = {
+        "name": name,
+        "rules": rules,
+        "base_score": base_score,
+        "seats": seats,
+        "owner": owner,
+        "is_private": private,
+        "entry_minimum": entry_minimum(rules=rules, base_score=base_score),
+    }
+    if not private:
+        return Room.objects.create(**fields)
+    for _attempt in range(_CODE_ATTEMPTS):
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        try:
+            with transaction.atomic():
+                return Room.objects.create(**fields, code=code)
+        except IntegrityError as error:
+            if "lobby_room_code_unique_among_open" not in str(error):
+                raise
+    raise RuntimeError("Could not find a free room code.")  # 31**6 codes: never in practice
+
+
+def _touch(*, room: Room) -> None:
+    """Record that the room's public row changed."""
+    room.version += 1
+    room.save(update_fields=["version", "owner", "status", "closed_at"])
+
+
+# Notification: after commit only.
+
+
+def _notify(*, event: str, room: Room) -> None:
+    """Send the room's row, as it is now inside this transaction, once the transaction commits.
+
+    A failed send is logged, never raised: the change is committed and a client that missed an
+    event gets the truth from the snapshot when it reconnects.
+    """
+    refreshed = room_get(room_id=room.pk)
+    assert refreshed is not None
+    message = {"type": "lobby.event", "event": event, "room": room_row(room=refreshed)}
+    transaction.on_commit(_group_send(LOBBY_GROUP, message), robust=True)
+
+
+def _group_send(group: str, message: dict[str, object]) -> Callable[[], None]:
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(group, message)
+
+    return send
+
+
+# The services.
+
+
+@transaction.atomic
+def room_create(
+    *,
+    owner: User,
+    name: str,
+    base_score: int,
+    seats: int,
+    private: bool = False,
+    rules: RuleConfiguration | None = None,
+) -> Room:
+    """Open a room and seat its creator at position 0; `rules` defaults to the default rules.
+
+    The creator must not be seated elsewhere and must have the room's entry minimum.
+    """
+    name = _checked_name(name)
+    base_score = _checked_base_score(base_score)
+    seats = _checked_seats(seats)
+    rules = rules if rules is not None else _default_rules()
+    needed = entry_minimum(rules=rules, base_score=base_score)
+    _check_not_seated(user=owner)
+    _check_can_afford(user=owner, needed=needed)
+
+    room = _insert_room(
+        owner=owner, name=name, rules=rules, base_score=base_score, seats=seats, private=private
+    )
+    _sit(room=room, user=owner, position=0)
+
+    _notify(event=ROOM_CREATED, room=room)
+    return room
+
+
+@transaction.atomic
+def room_join(*, user: User, room_id: int, code: str = "") -> Seat:
+    """Seat the player at the lowest free position of an open room.
+
+    A private room needs its code. Refused when the room is unknown, closed or full, when the
+    player is seated somewhere already, or holds less than the room's entry minimum.
+    """
+    room = Room.objects.select_for_update().filter(pk=room_id).first()
+    if room is None:
+        raise RoomNotFound()
+    if room.status != RoomStatus.OPEN:
+        raise RoomClosed()
+    if room.is_private and not hmac.compare_digest(
+        normalized_code(code).encode(), (room.code or "").encode()
+    ):
+        raise WrongRoomCode()
+    _check_not_seated(user=user)
+    position = _free_position(room=room)
+    if position is None:
+        raise RoomFull()
+    _check_can_afford(user=user, needed=room.entry_minimum)
+
+    seat = _sit(room=room, user=user, position=position)
+    _touch(room=room)
+
+    _notify(event=ROOM_UPDATED, room=room)
+    return seat
+
+
+def room_join_by_code(*, user: User, code: str) -> Seat:
+    """Join the open private room that has this code."""
+    wanted = normalized_code(code)
+    room_id = (
+        Room.objects.filter(status=RoomStatus.OPEN, is_private=True, code=wanted)
+        .values_list("pk", flat=True)
+        .first()
+        if wanted
+        else None
+    )
+    if room_id is None:
+        raise RoomNotFound()
+    return room_join(user=user, room_id=room_id, code=wanted)
+
+
+@transaction.atomic
+def room_quick_join(*, user: User, base_score: int, seats: int) -> Seat:
+    """Sit at the first public open room with the default rules, this base score and seat count
+    that has a free seat; open one (owned by the player) when there is none."""
+    base_score = _checked_base_score(base_score)
+    seats = _checked_seats(seats)
+    rules = _default_rules()
+    _check_not_seated(user=user)
+    balance = wallet_balance(user=user)
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s, %s)",
+                [_QUICK_JOIN_LOCK_SPACE, base_score * 8 + seats],
+            )
+    candidates = list(
+        room_list(base_score=base_score, seats=seats, has_free_seat=True)
+        .filter(rules=rules, is_private=False, entry_minimum__lte=balance)
+        .values_list("pk", flat=True)[:QUICK_JOIN_CANDIDATES]
+    )
+    for room_id in candidates:  # ascending ids: the lock order every service uses
+        room = Room.objects.select_for_update().get(pk=room_id)
+        position = _free_position(room=room)
+        if room.status != RoomStatus.OPEN or position is None:
+            continue
+        seat = _sit(room=room, user=user, position=position)
+        _touch(room=room)
+        _notify(event=ROOM_UPDATED, room=room)
+        return seat
+
+    needed = entry_minimum(rules=rules, base_score=base_score)
+    if balance < needed:
+        raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
+    room = _insert_room(
+        owner=user,
+        name=QUICK_JOIN_ROOM_NAME,
+        rules=rules,
+        base_score=base_score,
+        seats=seats,
+        private=False,
+    )
+    seat = _sit(room=room, user=user, position=0)
+    _notify(event=ROOM_CREATED, room=room)
+    return seat
+
+
+@transaction.atomic
+def room_leave(*, user: User) -> Room:
+    """Stand up from the player's table and return the room left.
+
+    If the player owned the room, ownership passes to the player seated longest; an empty
+    room stays open with its owner. (Leaving during a live round will be an escape, RULES.md
+    §7.5: the table extends this service.)
+    """
+    seat = seat_for_user(user=user)
+    if seat is None:
+        raise NotSeated()
+    room = Room.objects.select_for_update().get(pk=seat.room_id)
+    # Re-read under the room's lock: a concurrent leave may have removed the seat already.
+    deleted, _ = Seat.objects.filter(room=room, user=user).delete()
+    if not deleted:
+        raise NotSeated()
+    if room.owner_id == user.pk:
+        heir = Seat.objects.filter(room=room).order_by("joined_at", "id").first()
+        if heir is not None:
+            room.owner_id = heir.user_id
+    _touch(room=room)
+
+    _notify(event=ROOM_UPDATED, room=room)
+    return room
+
+
+@transaction.atomic
+def room_close(*, user: User, room_id: int) -> Room:
+    """Close an open room nobody sits in; only its owner may."""
+    room = Room.objects.select_for_update().filter(pk=room_id).first()
+    if room is None:
+        raise RoomNotFound()
+    if room.owner_id != user.pk:
+        raise NotRoomOwner()
+    if room.status != RoomStatus.OPEN:
+        raise RoomClosed()
+    if Seat.objects.filter(room=room).exists():
+        raise RoomNotEmpty()
+    room.status = RoomStatus.CLOSED
+    room.closed_at = timezone.now()
+    _touch(room=room)
+
+    _notify(event=ROOM_CLOSED, room=room)
+    return room

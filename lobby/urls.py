@@ -1,0 +1,16 @@
+"""The lobby page and its form posts, under /lobby/."""
+
+from django.urls import path
+
+from lobby import views
+
+app_name = "lobby"
+
+urlpatterns = [
+    path("", views.lobby, name="index"),
+    path("create/", views.create, name="create"),
+    path("join/", views.join, name="join"),
+    path("quick-join/", views.quick_join, name="quick_join"),
+    path("leave/", views.leave, name="leave"),
+    path("close/", views.close, name="close"),
+]

@@ -1,0 +1,178 @@
+"""The lobby page, /lobby/, and the plain form posts behind it.
+
+The page works without JavaScript: each form posts here, the view calls a service and redirects
+back with a message. static/lobby/lobby.js then keeps the room list live over ws/lobby/ and
+sends the same actions over the socket instead, without reloading.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.forms import Form
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST, require_safe
+
+from accounts.selectors import wallet_balance
+from lobby.errors import LobbyError
+from lobby.forms import (
+    QuickJoinForm,
+    RoomCreateForm,
+    RoomFilterForm,
+    RoomJoinForm,
+    RoomRefForm,
+)
+from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, NAME_MAX_LENGTH
+from lobby.selectors import RoomView, SeatView, room_list, room_view_of, seat_view
+from lobby.services import (
+    room_close,
+    room_create,
+    room_join,
+    room_join_by_code,
+    room_leave,
+    room_quick_join,
+)
+
+
+@login_required
+@require_safe
+def lobby(request: HttpRequest) -> HttpResponse:
+    """The room list (filtered by the query string), the player's seat and the lobby's forms."""
+    filters = RoomFilterForm(request.GET or None)
+    wanted = filters.cleaned_data if filters.is_valid() else {}
+    rooms = room_list(
+        base_score=wanted.get("base_score"),
+        seats=wanted.get("seats"),
+        has_free_seat=True if wanted.get("free") else None,
+    )
+    seat = seat_view(user=request.user)
+    context = {
+        "rooms": [
+            _page_row(room_view_of(room=room, user=request.user), request.user, seat)
+            for room in rooms
+        ],
+        "seat": seat,
+        "seat_text": _seated_text(seat) if seat else "",
+        "balance": wallet_balance(user=request.user),
+        "filters": filters,
+        "create_form": RoomCreateForm(),
+        "join_form": RoomJoinForm(),
+        "quick_join_form": QuickJoinForm(),
+        "limits": {
+            "name": NAME_MAX_LENGTH,
+            "code": CODE_LENGTH,
+            "base_score": MAX_BASE_SCORE,
+        },
+        "js_strings": {
+            "full": _("Full"),
+            "private": _("Private"),
+            "you": _("you"),
+            "connected": _("Live"),
+            "disconnected": _("Reconnecting…"),
+            "seated": _("You are seated in “%(room)s”, seat %(position)s."),
+            "left": _("You left “%(room)s”."),
+            "closed": _("You closed “%(room)s”."),
+            "created": _("You opened “%(room)s”."),
+        },
+    }
+    return render(request, "lobby/lobby.html", context)
+
+
+def _page_row(row: RoomView, user: Any, seat: SeatView | None) -> dict[str, Any]:
+    """A row with what this player can do with it (lobby.js decides the same way)."""
+    full = row["seats_taken"] >= row["seats"]
+    mine = seat is not None and seat["room"]["id"] == row["id"]
+    return {
+        **row,
+        "full": full,
+        "mine": mine,
+        "can_join": seat is None and not full,
+        "can_close": row["owner"] == user.get_username() and row["seats_taken"] == 0,
+    }
+
+
+def _seated_text(seat: SeatView) -> str:
+    return _("You are seated in “%(room)s”, seat %(position)s.") % {
+        "room": seat["room"]["name"],
+        "position": seat["position"] + 1,
+    }
+
+
+def _act(request: HttpRequest, form: Form, action: Callable[[dict[str, Any]], str]) -> HttpResponse:
+    """Run one form action and come back to the lobby with what happened."""
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            label = form.fields[field].label if field in form.fields else ""
+            for error in errors:
+                messages.error(request, f"{label}: {error}" if label else error)
+    else:
+        try:
+            messages.success(request, action(form.cleaned_data))
+        except LobbyError as error:
+            messages.error(request, error.message)
+    return redirect(reverse("lobby:index"))
+
+
+def _seated_message(user: Any) -> str:
+    seat = seat_view(user=user)
+    assert seat is not None
+    return _seated_text(seat)
+
+
+@login_required
+@require_POST
+def create(request: HttpRequest) -> HttpResponse:
+    def action(data: dict[str, Any]) -> str:
+        room = room_create(owner=request.user, **data)
+        return _("You opened “%(room)s”.") % {"room": room.name}
+
+    return _act(request, RoomCreateForm(request.POST), action)
+
+
+@login_required
+@require_POST
+def join(request: HttpRequest) -> HttpResponse:
+    """Join a room from the list (room id, and code if private) or by code alone."""
+
+    def action(data: dict[str, Any]) -> str:
+        if data.get("room") is not None:
+            room_join(user=request.user, room_id=data["room"], code=data.get("code", ""))
+        else:
+            room_join_by_code(user=request.user, code=data.get("code", ""))
+        return _seated_message(request.user)
+
+    return _act(request, RoomJoinForm(request.POST), action)
+
+
+@login_required
+@require_POST
+def quick_join(request: HttpRequest) -> HttpResponse:
+    def action(data: dict[str, Any]) -> str:
+        room_quick_join(user=request.user, **data)
+        return _seated_message(request.user)
+
+    return _act(request, QuickJoinForm(request.POST), action)
+
+
+@login_required
+@require_POST
+def leave(request: HttpRequest) -> HttpResponse:
+    def action(data: dict[str, Any]) -> str:
+        room = room_leave(user=request.user)
+        return _("You left “%(room)s”.") % {"room": room.name}
+
+    return _act(request, Form(request.POST), action)
+
+
+@login_required
+@require_POST
+def close(request: HttpRequest) -> HttpResponse:
+    def action(data: dict[str, Any]) -> str:
+        room = room_close(user=request.user, room_id=data["room"])
+        return _("You closed “%(room)s”.") % {"room": room.name}
+
+    return _act(request, RoomRefForm(request.POST), action)

@@ -1,0 +1,84 @@
+"""Fixtures of the lobby tests: players with coins, the default rules, an isolated channel layer."""
+
+import uuid
+from collections.abc import Callable, Iterator
+from itertools import count
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from accounts.models import User
+from accounts.services import user_signup
+from games.models import RuleConfiguration
+from games.rules.config import DEFAULT_CONFIG
+from lobby.models import Room, Seat
+
+_names = count(1)
+
+MakePlayer = Callable[..., User]
+
+
+@pytest.fixture
+def rules(db: None) -> RuleConfiguration:
+    """The default rule configuration (made again if a transactional test flushed it).
+
+    `db` becomes `transactional_db` when the test asks for that (for on_commit to fire)."""
+    existing = RuleConfiguration.objects.filter(is_default=True).first()
+    if existing is not None:
+        return existing
+    return RuleConfiguration.from_engine(DEFAULT_CONFIG, name="Standard 标准", is_default=True)
+
+
+@pytest.fixture
+def make_player(rules: RuleConfiguration) -> MakePlayer:
+    """make_player(coins=100_000, username=None): a player signed up with `user_signup`, whose
+    sign-up grant is `coins`."""
+
+    def make(coins: int = 100_000, username: str | None = None) -> User:
+        with override_settings(SIGNUP_GRANT=coins):
+            return user_signup(username=username or f"player{next(_names)}", password="not-used-1")
+
+    return make
+
+
+@pytest.fixture
+def alice(make_player: MakePlayer) -> User:
+    return make_player(username="alice")
+
+
+@pytest.fixture
+def bob(make_player: MakePlayer) -> User:
+    return make_player(username="bob")
+
+
+@pytest.fixture
+def carol(make_player: MakePlayer) -> User:
+    return make_player(username="carol")
+
+
+def lobby_counts() -> tuple[int, int]:
+    """(rooms, seats): what must not change when a request is refused."""
+    return Room.objects.count(), Seat.objects.count()
+
+
+def room_state(room: Room) -> dict[str, Any]:
+    """Everything about a room a refused request must leave as it was."""
+    room.refresh_from_db()
+    return {
+        "status": room.status,
+        "owner": room.owner_id,
+        "version": room.version,
+        "seats": sorted(Seat.objects.filter(room=room).values_list("user_id", "position")),
+    }
+
+
+@pytest.fixture(autouse=True)
+def isolated_channel_layer(settings: Any) -> Iterator[None]:
+    """The configured channel layer (Redis when REDIS_URL is set) under a prefix of its own,
+    so that this test hears no other test run sharing the Redis server, nor is heard by it."""
+    layer = dict(settings.CHANNEL_LAYERS["default"])
+    if layer["BACKEND"] != "channels.layers.InMemoryChannelLayer":
+        layer["CONFIG"] = {**layer.get("CONFIG", {}), "prefix": f"test-{uuid.uuid4().hex}"}
+    settings.CHANNEL_LAYERS = {"default": layer}
+    yield
