@@ -30,7 +30,7 @@ test: venv
 	scripts/ensure-services
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	if [ -d games/rules ]; then $(BIN)/mypy --strict games/rules; fi
+	$(BIN)/mypy --strict games/rules games/table
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 		REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" \
 		$(BIN)/pytest
@@ -38,7 +38,7 @@ test: venv
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	if [ -d games/rules ]; then $(BIN)/mypy --strict games/rules; fi
+	$(BIN)/mypy --strict games/rules games/table
 
 fmt: venv
 	$(BIN)/ruff check --fix .

@@ -1,0 +1,179 @@
+"""The comparison (RULES.md §8.5) as a paced script of events, and the round's scoring.
+
+When every hand is in, the machine emits the whole comparison at once; each event carries
+``offset_ms``, when the client should show it (``reveal_interval_ms`` apart). The order:
+
+1. Rows front, middle, back. ``sequential``: within a row one ``reveal`` per hand, starting
+   from the seat whose hand in that row is smallest (equal smallest hands: the lower position)
+   and going counter-clockwise, i.e. by increasing position, wrapping. ``simultaneous``: one
+   ``reveal`` per row with every hand. After a row's reveals, a ``row_result`` (same offset as
+   the last reveal) gives each seat's water for that row, bonuses included, guns not.
+2. ``gun`` for each gun or run-over (kind ``gun``, or ``home_run`` when it is part of a home
+   run), then ``home_run`` when there is one: the client's animation and its score line.
+3. ``reveal_special`` for each declared special hand, in position order (after the normal
+   comparison, [S1]).
+
+Only seats that arranged normally take part in rows and guns. The comparison's length is the
+number of paced steps × ``reveal_interval_ms``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from games.rules.api import result_json
+from games.rules.arrange import special_split
+from games.rules.cards import format_cards, sort_cards
+from games.rules.config import RuleConfig
+from games.rules.hands import ROWS, RowHand, evaluate
+from games.rules.scoring import Arranged, Declared, RoundResult, Seat, score_round
+from games.rules.specials import SPLIT_SPECIALS
+
+from .state import Json, SeatState, arranged_json
+
+
+def scoring_seats(
+    seats: Sequence[SeatState], balances: Mapping[str, int] | None = None
+) -> list[Seat]:
+    """The engine's view of the round's seats (position order): hands, balances, escapes."""
+    out = []
+    for s in seats:
+        assert s.hand is not None
+        hand: Arranged | Declared
+        if s.declared:
+            assert s.special is not None
+            hand = Declared(s.special, s.hand)
+        else:
+            assert s.arrangement is not None
+            hand = s.arrangement
+        balance = None if balances is None else balances[s.player]
+        out.append(Seat(s.player, hand, balance, s.escaped))
+    return out
+
+
+def score(
+    seats: Sequence[SeatState], config: RuleConfig, balances: Mapping[str, int] | None = None
+) -> RoundResult:
+    return score_round(scoring_seats(seats, balances), config)
+
+
+def result_payload(seats: Sequence[SeatState], result: RoundResult) -> Json:
+    """``api.result_json`` with each player's position added."""
+    data = result_json(result)
+    for player, seat in zip(data["players"], seats, strict=True):
+        player["position"] = seat.position
+    return data
+
+
+def compare_order(keys: Mapping[int, int]) -> list[int]:
+    """Reveal order of one row: from the smallest hand (ties: lower position), then by
+    increasing position (counter-clockwise), wrapping round."""
+    positions = sorted(keys)
+    first = min(positions, key=lambda p: (keys[p], p))
+    i = positions.index(first)
+    return positions[i:] + positions[:i]
+
+
+def revealed_hand(seat: SeatState, config: RuleConfig) -> Json:
+    """A seat's hand as everyone sees it once revealed."""
+    assert seat.hand is not None
+    if seat.declared:
+        assert seat.special is not None
+        split = None
+        if seat.special in SPLIT_SPECIALS:
+            shown = special_split(seat.hand, seat.special, config)
+            split = None if shown is None else arranged_json(shown)
+        return {
+            "special": seat.special,
+            "cards": format_cards(sort_cards(seat.hand)),
+            "split": split,
+            "water": config.special(seat.special).water,
+        }
+    assert seat.arrangement is not None
+    return {"special": None, **arranged_json(seat.arrangement)}
+
+
+def script(
+    seats: Sequence[SeatState], config: RuleConfig, result: RoundResult
+) -> tuple[list[tuple[str, Json]], int]:
+    """The comparison's events (type, payload) in order, and its length in ms."""
+    interval = config.reveal_interval_ms
+    normal = [s for s in seats if not s.declared]
+    rows: dict[int, tuple[RowHand, RowHand, RowHand]] = {}
+    for s in normal:
+        assert s.arrangement is not None
+        front, middle, back = (evaluate(r, config.a2345) for r in s.arrangement.rows())
+        rows[s.position] = (front, middle, back)
+    by_position = {s.position: s for s in seats}
+    out: list[tuple[str, Json]] = []
+    step = 0
+
+    def hand(position: int, k: int) -> Json:
+        arranged = by_position[position].arrangement
+        assert arranged is not None
+        return {
+            "position": position,
+            "cards": format_cards(arranged.rows()[k]),
+            "category": rows[position][k].category.id,
+        }
+
+    for k, row in enumerate(ROWS):
+        if not normal:
+            break
+        keys = {p: r[k].key for p, r in rows.items()}
+        if config.compare_mode == "sequential":
+            for p in compare_order(keys):
+                out.append(
+                    ("reveal", {"row": row, "offset_ms": step * interval, "hands": [hand(p, k)]})
+                )
+                step += 1
+        else:
+            hands = [hand(p, k) for p in sorted(rows)]
+            out.append(("reveal", {"row": row, "offset_ms": step * interval, "hands": hands}))
+            step += 1
+        water = _row_water(rows, k, row, config)
+        out.append(("row_result", {"row": row, "offset_ms": (step - 1) * interval, "water": water}))
+
+    position_of = [s.position for s in seats]
+    for pair in result.pairs:
+        if pair.gun is None or pair.shooter is None:
+            continue
+        target = pair.b if pair.shooter == pair.a else pair.a
+        out.append(
+            (
+                "gun",
+                {
+                    "offset_ms": step * interval,
+                    "shooter": position_of[pair.shooter],
+                    "target": position_of[target],
+                    "kind": pair.gun,
+                    "water": abs(pair.gun_water),
+                },
+            )
+        )
+        step += 1
+    if result.home_run is not None:
+        shooter = position_of[result.home_run]
+        out.append(("home_run", {"offset_ms": step * interval, "shooter": shooter}))
+        step += 1
+    for s in seats:
+        if s.declared:
+            payload = {"offset_ms": step * interval, "position": s.position}
+            out.append(("reveal_special", {**payload, **revealed_hand(s, config)}))
+            step += 1
+    return out, step * interval
+
+
+def _row_water(
+    rows: Mapping[int, tuple[RowHand, RowHand, RowHand]], k: int, row: str, config: RuleConfig
+) -> list[Json]:
+    """Each normal seat's water from one row: ±(1 + the winner's bonus) per opponent."""
+    water = dict.fromkeys(rows, 0)
+    for a in rows:
+        for b in rows:
+            result = rows[a][k].compare(rows[b][k])
+            if result > 0:
+                water[a] += 1 + config.bonus(row, rows[a][k].category)
+            elif result < 0:
+                water[a] -= 1 + config.bonus(row, rows[b][k].category)
+    return [{"position": p, "water": w} for p, w in sorted(water.items())]

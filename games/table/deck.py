@@ -1,0 +1,68 @@
+"""The deck: its canonical text, the shuffle commitment, and who gets which card.
+
+The service shuffles (``secrets``) and hands the machine a deck, a salt and a starting seat;
+the machine stays deterministic. Before any card is shown the table publishes
+
+    commitment = SHA-256( deck_text + ":" + salt ), hex,
+
+where ``deck_text`` is the 52 cards in deck order, canonical text (``"AS"``, ``"TD"``),
+joined by single spaces. The deck and salt are revealed at settlement, so anyone can recompute
+the hash and replay the deal (:func:`deal_hands`) to check the shuffle was fixed in advance.
+
+Dealing (RULES.md §8.2) gives ``deck[i]`` to ``order[i mod n]`` for the first 13·n cards,
+where ``order`` is the round's seats counter-clockwise (increasing position, wrapping) from the
+starting seat. ``sequential`` and ``simultaneous`` deal the same cards; they differ only in
+pace: one card every ``deal_interval_ms`` to one player at a time, or to all players at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from games.rules.cards import DECK, Card
+
+HAND_SIZE = 13
+
+
+def deck_text(deck: Sequence[Card | str]) -> str:
+    return " ".join(str(card) for card in deck)
+
+
+def commitment(deck: Sequence[Card | str], salt: str) -> str:
+    """The SHA-256 commitment (hex) to ``deck`` under ``salt``."""
+    return hashlib.sha256(f"{deck_text(deck)}:{salt}".encode()).hexdigest()
+
+
+def verify_commitment(deck: Sequence[Card | str], salt: str, expected: str) -> bool:
+    """Whether a revealed deck and salt match the commitment published at the deal."""
+    return commitment(deck, salt) == expected
+
+
+def is_full_deck(deck: Sequence[Card]) -> bool:
+    return len(deck) == len(DECK) and set(deck) == set(DECK)
+
+
+def deal_order(positions: Sequence[int], start_seat: int) -> tuple[int, ...]:
+    """The round's positions counter-clockwise (increasing, wrapping) from ``start_seat``."""
+    ordered = sorted(positions)
+    i = ordered.index(start_seat)
+    return tuple(ordered[i:] + ordered[:i])
+
+
+def deal_hands(deck: Sequence[Card], order: Sequence[int]) -> dict[int, tuple[Card, ...]]:
+    """Each position's 13 cards, in the order they are dealt."""
+    n = len(order)
+    return {p: tuple(deck[j] for j in range(i, HAND_SIZE * n, n)) for i, p in enumerate(order)}
+
+
+def deal_offsets(mode: str, n: int, index: int, interval_ms: int) -> list[int]:
+    """When (ms after the deal starts) each of the ``index``-th dealt seat's cards lands."""
+    if mode == "simultaneous":
+        return [k * interval_ms for k in range(HAND_SIZE)]
+    return [(k * n + index) * interval_ms for k in range(HAND_SIZE)]
+
+
+def deal_duration_ms(mode: str, n: int, interval_ms: int) -> int:
+    rounds = HAND_SIZE if mode == "simultaneous" else HAND_SIZE * n
+    return rounds * interval_ms

@@ -1,0 +1,167 @@
+"""Events: the versioned record of every state change, and what a transition returns.
+
+Every command returns a :class:`Transition` — the new state plus the events it produced, in
+order. Each event carries the table version it brought the table to: versions go up by exactly
+one per event, and ``state.version`` is the version of the last one. The machine never changes
+a state without at least one event, so a version names a state.
+
+``audience`` is ``"all"`` (every seat and spectator may see it) or a seat position (only that
+seat). Secrets (a seat's cards, its special, its suggestions, its draft) only ever appear in
+events addressed to that seat, until the comparison makes the hands public; so filtering by
+audience (:func:`games.table.views.events_for`) is all a view needs.
+
+The events (the WebSocket protocol is built on them). Times are epoch seconds, ``offset_ms``
+milliseconds after the phase started; ``auto`` is None or ``timeout`` / ``hosted`` / ``escaped``.
+
+Public (``"all"``):
+
+=============== ==============================================================================
+``seated``      ``position, player, ready_deadline`` (None when seated during a round)
+``ready``       ``position``
+``left``        ``position, player, reason``: ``left`` (between rounds), ``ready_timeout``
+                (back to the room list), ``escaped`` (left during the round, removed after it)
+``config``      ``config`` (``RuleConfig.to_dict``), changed between rounds
+``round_start`` ``round_no, positions, config`` (the round's snapshot of the rules)
+``phase``       ``phase, started_at, deadline``; in special_choice and arranging also
+                ``arrange_deadline``; in comparing also ``duration_ms``
+``deal``        ``round_no, commitment, start_seat, order`` (positions in dealing order),
+                ``mode, interval_ms, duration_ms, started_at, deadline``
+``submitted``   ``position, auto``: that seat is done (arranged or declared — not which)
+``disconnected`` ``position, hosted``
+``reconnected`` ``position``
+``escaped``     ``position, reason``: ``left`` or ``disconnected`` (not back at settlement)
+``reveal``      ``row, offset_ms, hands: [{position, cards, category}]`` — one hand
+                (sequential) or every hand (simultaneous), see :mod:`games.table.compare`
+``row_result``  ``row, offset_ms, water: [{position, water}]``
+``gun``         ``offset_ms, shooter, target, kind`` (``gun`` / ``home_run``), ``water``
+``home_run``    ``offset_ms, shooter``
+``reveal_special`` ``offset_ms, position, special, cards, split`` (rows or None), ``water``
+``settled``     ``round_no, result`` (``api.result_json`` + each player's ``position``),
+                ``deck, salt, commitment``
+=============== ==============================================================================
+
+Private (to one seat):
+
+================== ===========================================================================
+``hand``           ``position, cards`` (dealing order), ``offsets_ms`` (when each card lands),
+                   ``special`` (the enabled special the hand makes, or None), ``suggestions``
+``special_chosen`` ``position, play_special, auto, deadline`` (the arrange deadline after No)
+``arrangement``    ``position, front, middle, back, auto`` (also when submitted for the seat)
+``draft_saved``    ``position, draft``
+================== ===========================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from .state import Json, Phase, SeatState, TableState
+
+Audience = int | Literal["all"]
+ALL: Literal["all"] = "all"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened. ``payload`` is JSON-able; treat it as read-only."""
+
+    version: int
+    type: str
+    payload: Json
+    audience: Audience = ALL
+
+    def visible_to(self, position: int | None) -> bool:
+        """Whether the seat at ``position`` (None: a spectator) may see this event."""
+        return self.audience == ALL or self.audience == position
+
+    def message(self) -> Json:
+        """What a client receives: the event without its audience."""
+        return {"version": self.version, "type": self.type, "payload": self.payload}
+
+    def to_dict(self) -> Json:
+        return {**self.message(), "audience": self.audience}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Event:
+        audience = data["audience"]
+        return cls(
+            int(data["version"]),
+            str(data["type"]),
+            dict(data["payload"]),
+            ALL if audience == ALL else int(audience),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Timer:
+    """A timeout to schedule: at ``at``, call ``timeout(version=version, phase=phase)``."""
+
+    version: int
+    phase: Phase
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """The result of a command: the new state and the events, oldest first."""
+
+    state: TableState
+    events: tuple[Event, ...] = ()
+
+    @property
+    def timer(self) -> Timer | None:
+        """The timeout the new state needs, if any.
+
+        Any new event makes earlier timers stale (their version no longer matches), so after
+        every transition with events the service schedules this one, on commit.
+        """
+        state = self.state
+        if state.deadline is None:
+            return None
+        return Timer(state.version, state.phase, state.deadline)
+
+
+class Step:
+    """A transition being built: the machine's working copy of the state and its events.
+
+    Only the machine uses it. ``emit`` stamps each event with the next version.
+    """
+
+    def __init__(self, state: TableState) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def emit(self, type: str, payload: Json, audience: Audience = ALL) -> None:
+        version = self.state.version + 1
+        self.state = replace(self.state, version=version)
+        self.events.append(Event(version, type, payload, audience))
+
+    def set(self, **changes: Any) -> None:
+        self.state = replace(self.state, **changes)
+
+    def seat(self, position: int) -> SeatState:
+        seat = self.state.seat(position)
+        assert seat is not None, f"no seat {position}"
+        return seat
+
+    def update_seat(self, position: int, **changes: Any) -> SeatState:
+        new = replace(self.seat(position), **changes)
+        self.state = replace(
+            self.state,
+            seats=tuple(new if s.position == position else s for s in self.state.seats),
+        )
+        return new
+
+    def remove_seat(self, position: int) -> None:
+        self.state = replace(
+            self.state, seats=tuple(s for s in self.state.seats if s.position != position)
+        )
+
+    def add_seat(self, seat: SeatState) -> None:
+        seats = sorted((*self.state.seats, seat), key=lambda s: s.position)
+        self.state = replace(self.state, seats=tuple(seats))
+
+    def done(self) -> Transition:
+        return Transition(self.state, tuple(self.events))

@@ -1,0 +1,253 @@
+"""The table's internal transitions: what happens when a command or a timeout moves it on.
+
+These work on a :class:`~games.table.events.Step` and are only called by the commands in
+:mod:`games.table.machine`, after validation. Each keeps the invariants the commands rely on:
+
+* between rounds (waiting, settled) ``deadline`` is the earliest Ready deadline of a player
+  who has not pressed Ready, and the round starts as soon as every seated player (≥ 2) is ready;
+* in a round, seats that cannot act are played for at once — an escaped player immediately,
+  a hosted (disconnected) player as soon as every connected player is done (RULES.md §9) —
+  and the comparison starts the moment every hand is in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from games.rules.arrange import best_arrangement
+from games.rules.cards import format_cards
+
+from .compare import result_payload, score, script
+from .events import Step
+from .state import LOBBY_PHASES, PLAY_PHASES, Phase, arranged_json
+
+
+def refresh_ready_deadline(step: Step) -> None:
+    """Between rounds, the next timeout is the earliest pending Ready deadline."""
+    if step.state.phase not in LOBBY_PHASES:
+        return
+    pending = [
+        s.ready_deadline for s in step.state.seats if not s.ready and s.ready_deadline is not None
+    ]
+    step.set(deadline=min(pending, default=None))
+
+
+def lobby_changed(step: Step, now: float) -> None:
+    """After a change between rounds: start the round if everyone is ready, else keep the
+    Ready deadline current; a settled table with nobody left to wait for is waiting again."""
+    maybe_start(step, now)
+    if step.state.phase not in LOBBY_PHASES:
+        return
+    refresh_ready_deadline(step)
+    if step.state.phase is Phase.SETTLED and step.state.deadline is None:
+        step.set(phase=Phase.WAITING, phase_started_at=now)
+        emit_phase(step)
+
+
+def maybe_start(step: Step, now: float) -> None:
+    """Start the round when every seated player (at least 2) is ready (RULES.md §8.1)."""
+    state = step.state
+    if state.phase not in LOBBY_PHASES or len(state.seats) < 2:
+        return
+    if not all(s.ready for s in state.seats):
+        return
+    round_no = state.round_no + 1
+    for s in state.seats:
+        step.update_seat(
+            s.position,
+            ready=False,
+            ready_deadline=None,
+            in_round=True,
+            hosted=False,
+            escaped=False,
+            left=False,
+            hand=None,
+            special=None,
+            special_choice=None,
+            arrangement=None,
+            auto=None,
+            draft=None,
+        )
+    step.set(
+        phase=Phase.DEALING,
+        round_no=round_no,
+        deadline=None,
+        phase_started_at=now,
+        arrange_deadline=None,
+        start_seat=None,
+        commitment=None,
+        salt=None,
+        deck=None,
+        result=None,
+    )
+    positions = [s.position for s in step.state.seats]
+    step.emit(
+        "round_start",
+        {"round_no": round_no, "positions": positions, "config": state.config.to_dict()},
+    )
+    emit_phase(step)
+
+
+def emit_phase(step: Step, **extra: object) -> None:
+    state = step.state
+    step.emit(
+        "phase",
+        {
+            "phase": state.phase.value,
+            "started_at": state.phase_started_at,
+            "deadline": state.deadline,
+            **extra,
+        },
+    )
+
+
+def begin_play(step: Step, now: float) -> None:
+    """The deal animation is over: the arrange clock starts for everyone (RULES.md §5.1).
+
+    Holders of a special answer first, within ``special_choice_seconds``; everyone else
+    arranges meanwhile. So a player who says No has exactly ``arrange_seconds`` minus the time
+    spent on the choice.
+    """
+    config = step.state.config
+    arrange_deadline = now + config.arrange_seconds
+    if any(s.choosing for s in step.state.round_seats):
+        choice_deadline = min(now + config.special_choice_seconds, arrange_deadline)
+        step.set(phase=Phase.SPECIAL_CHOICE, deadline=choice_deadline)
+    else:
+        step.set(phase=Phase.ARRANGING, deadline=arrange_deadline)
+    step.set(phase_started_at=now, arrange_deadline=arrange_deadline)
+    emit_phase(step, arrange_deadline=arrange_deadline)
+    progress(step, now)
+
+
+def play_for(step: Step, position: int, reason: str) -> None:
+    """Play a seat's hand for it: a pending special is taken as Yes (§5.1, §9), otherwise the
+    engine's best arrangement (§6) is submitted. Marked automatic, with the reason."""
+    seat = step.seat(position)
+    assert seat.hand is not None and not seat.done
+    if seat.choosing:
+        step.update_seat(position, special_choice=True, auto=reason)
+        step.emit(
+            "special_chosen",
+            {"position": position, "play_special": True, "auto": reason, "deadline": None},
+            audience=position,
+        )
+    else:
+        arranged = best_arrangement(seat.hand, step.state.config)
+        step.update_seat(position, arrangement=arranged, auto=reason)
+        step.emit(
+            "arrangement",
+            {"position": position, **arranged_json(arranged), "auto": reason},
+            audience=position,
+        )
+    step.emit("submitted", {"position": position, "auto": reason})
+
+
+def progress(step: Step, now: float) -> None:
+    """After anything that may finish the play phases: play for those who cannot, move from
+    the special choice to arranging when no answer is pending, compare when all are in."""
+    if step.state.phase not in PLAY_PHASES:
+        return
+    for s in step.state.round_seats:
+        if s.escaped and not s.done:
+            play_for(step, s.position, "escaped")
+    seats = step.state.round_seats
+    if all(s.done for s in seats if s.connected):
+        # A hosted player's pending special choice still waits for its timeout (§9).
+        for s in seats:
+            if not s.done and not s.choosing:
+                play_for(step, s.position, "hosted")
+    state = step.state
+    if state.phase is Phase.SPECIAL_CHOICE and not any(s.choosing for s in state.round_seats):
+        step.set(phase=Phase.ARRANGING, deadline=state.arrange_deadline, phase_started_at=now)
+        emit_phase(step, arrange_deadline=state.arrange_deadline)
+    if all(s.done for s in step.state.round_seats):
+        start_compare(step, now)
+
+
+def choice_timeout(step: Step, now: float) -> None:
+    """Unanswered special choices count as Yes (RULES.md §5.1, §9)."""
+    for s in step.state.round_seats:
+        if s.choosing:
+            play_for(step, s.position, "timeout" if s.connected else "hosted")
+    progress(step, now)
+    arrange_deadline = step.state.arrange_deadline
+    ended = arrange_deadline is not None and now >= arrange_deadline
+    if step.state.phase is Phase.ARRANGING and ended:
+        arrange_timeout(step, now)
+
+
+def arrange_timeout(step: Step, now: float) -> None:
+    """Time is up: the best arrangement is submitted for everyone still arranging (§6)."""
+    for s in step.state.round_seats:
+        if not s.done:
+            play_for(step, s.position, "timeout" if s.connected else "hosted")
+    progress(step, now)
+
+
+def start_compare(step: Step, now: float) -> None:
+    """Every hand is in: emit the whole paced comparison (RULES.md §8.5)."""
+    state = step.state
+    seats = state.round_seats
+    preview = score(seats, state.config)  # guns and specials do not depend on coins
+    events, duration_ms = script(seats, state.config, preview)
+    step.set(phase=Phase.COMPARING, phase_started_at=now, deadline=now + duration_ms / 1000)
+    emit_phase(step, duration_ms=duration_ms)
+    for type_, payload in events:
+        step.emit(type_, payload)
+
+
+def settle(step: Step, now: float, balances: Mapping[str, int]) -> None:
+    """Score and settle the round (RULES.md §7), reveal the deck, and ask for Ready again.
+
+    A player still disconnected now has escaped (§9) and pays the penalty (§7.5); players who
+    pressed Leave during the round are removed from the table after the settlement.
+    """
+    for s in step.state.round_seats:
+        if not s.connected and not s.escaped:
+            step.update_seat(s.position, escaped=True)
+            step.emit("escaped", {"position": s.position, "reason": "disconnected"})
+    state = step.state
+    seats = state.round_seats
+    result = result_payload(seats, score(seats, state.config, balances))
+    assert state.deck is not None
+    step.set(result=result)
+    step.emit(
+        "settled",
+        {
+            "round_no": state.round_no,
+            "result": result,
+            "deck": format_cards(state.deck),
+            "salt": state.salt,
+            "commitment": state.commitment,
+        },
+    )
+    for s in seats:
+        if s.left:
+            step.remove_seat(s.position)
+            step.emit("left", {"position": s.position, "player": s.player, "reason": "escaped"})
+    ready_deadline = now + state.config.ready_seconds
+    for s in step.state.seats:
+        step.update_seat(s.position, ready=False, ready_deadline=ready_deadline)
+    step.set(phase=Phase.SETTLED, phase_started_at=now)
+    refresh_ready_deadline(step)
+    emit_phase(step)
+    lobby_changed(step, now)
+
+
+def ready_timeout(step: Step, now: float) -> None:
+    """Players who did not press Ready in time go back to the room list (RULES.md §8.1)."""
+    for s in step.state.seats:
+        if not s.ready and s.ready_deadline is not None and s.ready_deadline <= now:
+            step.remove_seat(s.position)
+            step.emit(
+                "left", {"position": s.position, "player": s.player, "reason": "ready_timeout"}
+            )
+    was_settled = step.state.phase is Phase.SETTLED
+    if was_settled:
+        step.set(phase=Phase.WAITING, phase_started_at=now)
+    maybe_start(step, now)
+    if step.state.phase is Phase.WAITING:
+        refresh_ready_deadline(step)
+        if was_settled:
+            emit_phase(step)

@@ -1,0 +1,240 @@
+"""The state of one table: frozen values, and their JSON form for storage.
+
+A :class:`TableState` is everything the machine needs and nothing else; the service stores
+:meth:`TableState.to_dict` (JSON) in the table's row and rebuilds it with
+:meth:`TableState.from_dict`, which round-trips exactly. Secrets live here too — every seat's
+cards, the deck and its salt — so a state is never sent to a client as is: clients get
+:func:`games.table.views.snapshot_for`.
+
+Times are epoch seconds (floats) supplied by the caller; positions are 0 .. capacity − 1, and
+going round the table in increasing position is counter-clockwise (RULES.md §8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from games.rules.cards import Card, format_cards, parse_cards
+from games.rules.config import DEFAULT_CONFIG, RuleConfig
+from games.rules.scoring import Arranged
+
+Json = dict[str, Any]
+
+
+class Phase(StrEnum):
+    """RULES.md §8: waiting → dealing → special_choice → arranging → comparing → settled."""
+
+    WAITING = "waiting"
+    DEALING = "dealing"
+    SPECIAL_CHOICE = "special_choice"
+    ARRANGING = "arranging"
+    COMPARING = "comparing"
+    SETTLED = "settled"
+
+
+# Between rounds: players sit, press Ready and leave freely.
+LOBBY_PHASES = frozenset({Phase.WAITING, Phase.SETTLED})
+# A round is being played: the seats in it stay until settlement.
+ROUND_PHASES = frozenset({Phase.DEALING, Phase.SPECIAL_CHOICE, Phase.ARRANGING, Phase.COMPARING})
+# Cards are in hand and not yet revealed: players choose, arrange, save drafts, are hosted.
+PLAY_PHASES = frozenset({Phase.SPECIAL_CHOICE, Phase.ARRANGING})
+
+AUTO_REASONS = ("timeout", "hosted", "escaped")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatState:
+    """One seated player. Round fields (``hand`` …) are reset when a round starts.
+
+    ``special`` is the enabled special the hand makes (RULES.md §5); ``special_choice`` is the
+    player's answer (None: not asked or not answered yet). ``auto`` is why the hand was played
+    for the player (``timeout``, ``hosted``, ``escaped``), None when the player played it.
+    ``left``: pressed Leave during a round (an escape); the seat is removed at settlement.
+    """
+
+    player: str
+    position: int
+    ready: bool = False
+    ready_deadline: float | None = None
+    connected: bool = True
+    in_round: bool = False
+    hosted: bool = False
+    escaped: bool = False
+    left: bool = False
+    hand: tuple[Card, ...] | None = None
+    special: str | None = None
+    special_choice: bool | None = None
+    arrangement: Arranged | None = None
+    auto: str | None = None
+    draft: Json | None = None
+
+    @property
+    def declared(self) -> bool:
+        """Plays its special hand (RULES.md §5.1 Yes)."""
+        return self.special_choice is True
+
+    @property
+    def choosing(self) -> bool:
+        """Holds a special and has not answered yet."""
+        return self.in_round and self.special is not None and self.special_choice is None
+
+    @property
+    def done(self) -> bool:
+        """Has nothing left to do this round: arranged or declared."""
+        return self.arrangement is not None or self.declared
+
+    def to_dict(self) -> Json:
+        return {
+            "player": self.player,
+            "position": self.position,
+            "ready": self.ready,
+            "ready_deadline": self.ready_deadline,
+            "connected": self.connected,
+            "in_round": self.in_round,
+            "hosted": self.hosted,
+            "escaped": self.escaped,
+            "left": self.left,
+            "hand": None if self.hand is None else format_cards(self.hand),
+            "special": self.special,
+            "special_choice": self.special_choice,
+            "arrangement": None if self.arrangement is None else arranged_json(self.arrangement),
+            "auto": self.auto,
+            "draft": self.draft,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SeatState:
+        hand = data["hand"]
+        arrangement = data["arrangement"]
+        return cls(
+            player=str(data["player"]),
+            position=int(data["position"]),
+            ready=bool(data["ready"]),
+            ready_deadline=_float(data["ready_deadline"]),
+            connected=bool(data["connected"]),
+            in_round=bool(data["in_round"]),
+            hosted=bool(data["hosted"]),
+            escaped=bool(data["escaped"]),
+            left=bool(data["left"]),
+            hand=None if hand is None else parse_cards(hand, count=13),
+            special=data["special"],
+            special_choice=data["special_choice"],
+            arrangement=None if arrangement is None else parse_arranged(arrangement),
+            auto=data["auto"],
+            draft=data["draft"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """One table. ``version`` is the version of the last event (0 before any).
+
+    ``deadline`` is when the next timeout is due (None: nothing is timed); in the special
+    choice phase it is the choice deadline, and ``arrange_deadline`` — set when the cards are
+    down, for everyone — is when arranging ends. ``deck``, ``salt`` and every hand are secret
+    until settlement; ``commitment`` (SHA-256 of deck text and salt) is public from the deal.
+    ``config`` is the rule configuration the next or current round is played under.
+    """
+
+    capacity: int
+    config: RuleConfig = DEFAULT_CONFIG
+    version: int = 0
+    phase: Phase = Phase.WAITING
+    round_no: int = 0
+    seats: tuple[SeatState, ...] = ()
+    deadline: float | None = None
+    phase_started_at: float | None = None
+    arrange_deadline: float | None = None
+    start_seat: int | None = None
+    commitment: str | None = None
+    salt: str | None = None
+    deck: tuple[Card, ...] | None = field(default=None, repr=False)
+    result: Json | None = None
+
+    def seat(self, position: int) -> SeatState | None:
+        for seat in self.seats:
+            if seat.position == position:
+                return seat
+        return None
+
+    def seat_of(self, player: str) -> SeatState | None:
+        for seat in self.seats:
+            if seat.player == player:
+                return seat
+        return None
+
+    @property
+    def round_seats(self) -> tuple[SeatState, ...]:
+        """The seats playing the current round, in position order."""
+        return tuple(s for s in self.seats if s.in_round)
+
+    @property
+    def awaiting_deal(self) -> bool:
+        """The round has started and waits for the service to supply a shuffled deck."""
+        return self.phase is Phase.DEALING and self.deck is None
+
+    @property
+    def revealed(self) -> bool:
+        """The round's hands are public: the comparison has started (or it is settled)."""
+        return self.phase in (Phase.COMPARING, Phase.SETTLED) or self.result is not None
+
+    def to_dict(self) -> Json:
+        return {
+            "capacity": self.capacity,
+            "config": self.config.to_dict(),
+            "version": self.version,
+            "phase": self.phase.value,
+            "round_no": self.round_no,
+            "seats": [s.to_dict() for s in self.seats],
+            "deadline": self.deadline,
+            "phase_started_at": self.phase_started_at,
+            "arrange_deadline": self.arrange_deadline,
+            "start_seat": self.start_seat,
+            "commitment": self.commitment,
+            "salt": self.salt,
+            "deck": None if self.deck is None else format_cards(self.deck),
+            "result": self.result,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TableState:
+        deck = data["deck"]
+        return cls(
+            capacity=int(data["capacity"]),
+            config=RuleConfig.from_dict(data["config"]),
+            version=int(data["version"]),
+            phase=Phase(data["phase"]),
+            round_no=int(data["round_no"]),
+            seats=tuple(SeatState.from_dict(s) for s in data["seats"]),
+            deadline=_float(data["deadline"]),
+            phase_started_at=_float(data["phase_started_at"]),
+            arrange_deadline=_float(data["arrange_deadline"]),
+            start_seat=data["start_seat"],
+            commitment=data["commitment"],
+            salt=data["salt"],
+            deck=None if deck is None else parse_cards(deck, count=52, what="deck"),
+            result=data["result"],
+        )
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def arranged_json(arranged: Arranged) -> Json:
+    return {
+        "front": format_cards(arranged.front),
+        "middle": format_cards(arranged.middle),
+        "back": format_cards(arranged.back),
+    }
+
+
+def parse_arranged(data: Mapping[str, Any]) -> Arranged:
+    return Arranged(
+        parse_cards(data["front"], count=3, what="front"),
+        parse_cards(data["middle"], count=5, what="middle"),
+        parse_cards(data["back"], count=5, what="back"),
+    )

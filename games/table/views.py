@@ -1,0 +1,122 @@
+"""What one seat may see: its snapshot, its events, and what it missed.
+
+A seat sees the public table (who sits where, who is ready, connected, hosted, done, the
+phase and its deadline, the shuffle commitment) and its own secrets (its cards, its special,
+its suggestions, its draft). Other seats' hands appear only once the comparison has started,
+and the deck and salt only once the round is settled. ``position=None`` is a spectator.
+
+A client that reconnects sends the last version it saw: :func:`missed_events` gives the
+events after it (those it may see), or None when the log no longer reaches back that far —
+then it gets :func:`snapshot_for`, which is the whole view at ``state.version``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from games.rules.cards import format_cards
+
+from .compare import revealed_hand
+from .events import Event
+from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, TableState, arranged_json
+from .suggest import suggestions
+
+
+def seat_deadline(state: TableState, seat: SeatState) -> float | None:
+    """The deadline that matters to this seat now: its Ready, its choice, its arranging."""
+    if state.phase in LOBBY_PHASES:
+        return None if seat.ready else seat.ready_deadline
+    if not seat.in_round:
+        return None
+    if state.phase is Phase.SPECIAL_CHOICE and seat.choosing:
+        return state.deadline
+    if state.phase in PLAY_PHASES:
+        return None if seat.done else state.arrange_deadline
+    return state.deadline
+
+
+def _public_seat(state: TableState, seat: SeatState) -> Json:
+    shown = None
+    if state.revealed and seat.in_round and seat.done:
+        shown = revealed_hand(seat, state.config)
+    return {
+        "position": seat.position,
+        "player": seat.player,
+        "ready": seat.ready,
+        "ready_deadline": seat.ready_deadline,
+        "connected": seat.connected,
+        "in_round": seat.in_round,
+        "hosted": seat.hosted,
+        "escaped": seat.escaped,
+        "left": seat.left,
+        "done": seat.in_round and seat.done,
+        "auto": seat.auto,
+        "revealed": shown,
+    }
+
+
+def _private_seat(state: TableState, seat: SeatState, now: float) -> Json:
+    deadline = seat_deadline(state, seat)
+    hand = seat.hand
+    playing = hand is not None and state.phase in (PLAY_PHASES | {Phase.DEALING})
+    return {
+        "position": seat.position,
+        "hand": None if hand is None else format_cards(hand),
+        "special": seat.special,
+        "special_choice": seat.special_choice,
+        "arrangement": None if seat.arrangement is None else arranged_json(seat.arrangement),
+        "auto": seat.auto,
+        "draft": seat.draft,
+        "suggestions": suggestions(hand, state.config) if playing and hand is not None else None,
+        "deadline": deadline,
+        "remaining": None if deadline is None else max(0.0, deadline - now),
+    }
+
+
+def snapshot_for(state: TableState, position: int | None, *, now: float) -> Json:
+    """Everything the seat at ``position`` may see at ``state.version`` (None: a spectator).
+
+    ``you`` holds the seat's own cards, draft and the time it has left (``remaining``,
+    seconds, from ``now``) — a reconnect restores exactly this screen (RULES.md §9).
+    """
+    settled = state.result is not None
+    seat = None if position is None else state.seat(position)
+    return {
+        "version": state.version,
+        "phase": state.phase.value,
+        "round_no": state.round_no,
+        "capacity": state.capacity,
+        "started_at": state.phase_started_at,
+        "deadline": state.deadline,
+        "arrange_deadline": state.arrange_deadline,
+        "config": state.config.to_dict(),
+        "start_seat": state.start_seat,
+        "commitment": state.commitment,
+        "deck": format_cards(state.deck) if settled and state.deck is not None else None,
+        "salt": state.salt if settled else None,
+        "result": state.result,
+        "seats": [_public_seat(state, s) for s in state.seats],
+        "you": None if seat is None else _private_seat(state, seat, now),
+    }
+
+
+def events_for(events: Iterable[Event], position: int | None) -> list[Event]:
+    """The events the seat at ``position`` may see (None: a spectator), in order."""
+    return [e for e in events if e.visible_to(position)]
+
+
+def missed_events(
+    log: Sequence[Event], since_version: int, position: int | None
+) -> list[Event] | None:
+    """The events after ``since_version`` this seat may see, or None: send a snapshot.
+
+    ``log`` is the tail of the table's events, contiguous and ending at the current version.
+    None when it does not reach back to ``since_version`` or the client claims a version
+    the table never had.
+    """
+    if not log:
+        return None
+    first, last = log[0].version, log[-1].version
+    if not first - 1 <= since_version <= last:
+        return None
+    return events_for((e for e in log if e.version > since_version), position)
