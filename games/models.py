@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
@@ -299,3 +300,130 @@ class SpecialHandSetting(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_special_display()} ({self.water})"
+
+
+# -- tables and rounds -------------------------------------------------------------------------
+
+
+class Table(models.Model):
+    """The live table of a room: the pure machine's state (``TableState.to_dict``), saved under
+    the row lock by :mod:`games.table_services` only.
+
+    ``version``, ``phase`` and ``deadline`` repeat what the state holds, so the sweeper can find
+    overdue deadlines with an index and a timeout can be checked without parsing the state.
+    ``state`` holds secrets (every hand, the deck, its salt): never send it to a client.
+    """
+
+    room = models.OneToOneField(
+        "lobby.Room", verbose_name=_("room"), on_delete=models.PROTECT, related_name="table"
+    )
+    state = models.JSONField(_("state"))
+    version = models.PositiveIntegerField(_("version"), default=0)
+    phase = models.CharField(_("phase"), max_length=16, default="waiting")
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"table {self.pk} ({self.phase} v{self.version})"
+
+
+class TableEvent(models.Model):
+    """One event of a table's log (``games.table.events.Event``), kept for replay.
+
+    ``audience`` is None for everyone, or the seat position that alone may see it.
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")
+    version = models.PositiveIntegerField(_("version"))
+    type = models.CharField(_("type"), max_length=32)
+    audience = models.PositiveSmallIntegerField(_("audience"), null=True, blank=True)
+    payload = models.JSONField(_("payload"))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("table event")
+        verbose_name_plural = _("table events")
+        ordering = ["table", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "version"], name="one_table_event_per_version")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id} v{self.version} {self.type}"
+
+
+class Round(models.Model):
+    """One round played at a table, kept for audit.
+
+    ``config`` is the rules the round was played under (``RuleConfig.to_dict``). ``commitment``
+    (SHA-256 of deck text and salt) is stored at the deal; ``deck`` and ``salt`` only at
+    settlement, when they are revealed. ``result`` is ``api.result_json`` (with positions): the
+    per-pair breakdown, transfers, cuts and penalties. ``transaction`` is the settlement posting
+    (None when nobody won or lost a coin).
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    number = models.PositiveIntegerField(_("number"))
+    config = models.JSONField(_("rules snapshot"))
+    commitment = models.CharField(_("deck commitment"), max_length=64)
+    deck = models.TextField(_("deck"), blank=True)
+    salt = models.CharField(_("salt"), max_length=64, blank=True)
+    started_at = models.DateTimeField(_("started at"))
+    settled_at = models.DateTimeField(_("settled at"), null=True, blank=True)
+    result = models.JSONField(_("result"), null=True, blank=True)
+    transaction = models.ForeignKey(
+        "accounts.Transaction",
+        verbose_name=_("settlement transaction"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        verbose_name = _("round")
+        verbose_name_plural = _("rounds")
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="one_round_per_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"table {self.table_id} round {self.number}"
+
+
+class RoundPlayer(models.Model):
+    """A player of a round: the 13 cards dealt (at the deal), and at settlement how the hand
+    was played (``arrangement``, ``special``, ``auto``, ``escaped``) and what it won: water,
+    ``delta`` (coins, penalty included) and the escape ``penalty`` paid to the house."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="players")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="round_players"
+    )
+    position = models.PositiveSmallIntegerField(_("position"))
+    cards = models.CharField(_("cards"), max_length=64)
+    special = models.CharField(_("special hand played"), max_length=32, blank=True)
+    arrangement = models.JSONField(_("arrangement"), null=True, blank=True)
+    auto = models.CharField(_("played automatically"), max_length=16, blank=True)
+    escaped = models.BooleanField(_("escaped"), default=False)
+    water = models.IntegerField(_("water"), default=0)
+    delta = models.BigIntegerField(_("coins won or lost"), default=0)
+    penalty = models.BigIntegerField(_("escape penalty"), default=0)
+
+    class Meta:
+        verbose_name = _("round player")
+        verbose_name_plural = _("round players")
+        ordering = ["round", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "position"], name="one_player_per_position")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.round} #{self.position}"

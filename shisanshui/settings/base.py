@@ -164,6 +164,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# The sweeper asks again for any table deadline whose timeout task was lost.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-table-deadlines": {"task": "games.tasks.sweep_deadlines", "schedule": 5.0},
+}
 
 # Django REST framework and the OpenAPI schema
 

@@ -1,0 +1,396 @@
+"""Services of the live table: every player command and every timeout, one transaction each.
+
+Check → lock → write → notify (STYLE.md):
+
+1. lock the room's :class:`~games.models.Table` row (``SELECT … FOR UPDATE``), rebuild the
+   pure :class:`~games.table.state.TableState` and apply a command of
+   :mod:`games.table.machine` with ``now`` — a refusal raises
+   :class:`~games.table.errors.TableError` (code, message, details) and nothing is written;
+2. when the command started a round (``state.awaiting_deal``), deal in the same transaction:
+   a deck shuffled by ``secrets.SystemRandom``, a fresh salt and a random starting seat; the
+   :class:`~games.models.Round` stores the rules snapshot and the deck's commitment (the deck
+   and salt themselves only at settlement, when the ``settled`` event reveals them);
+3. save the state with its version, phase and deadline, and append the events to the
+   :class:`~games.models.TableEvent` log;
+4. when the round settled: one ledger posting of kind ``settlement`` (idempotency key
+   ``round:<pk>:settlement``) moves every player's net result, escape penalties go to the
+   house (``round:<pk>:penalty:<user>``), and the round's breakdown is stored;
+5. on commit only: send the events to the channel group ``table.<pk>`` (type
+   ``table.events``; the consumer filters them per seat) and schedule the timeout task for
+   the new deadline.
+
+Locks are taken in one order: table row, then the players' wallets (ascending id), then the
+house account inside ``ledger_post``. A timeout task only asks: :func:`table_timeout` re-checks
+version, phase and deadline under the lock, so a duplicate, late or stale task does nothing,
+and one that arrives early is scheduled again for the stored deadline.
+
+Players are identified in the machine by ``str(user.pk)`` and sit at the position of their
+lobby seat (:class:`lobby.models.Seat`): the lobby decides who may sit where.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from accounts.models import Account, AccountKind, TransactionKind, User
+from accounts.services import account_system_get_or_create, ledger_post
+from games.models import Round, RoundPlayer, Table, TableEvent
+from games.rules.cards import DECK, Card, format_cards, parse_cards
+from games.rules.errors import RulesError
+from games.table import machine
+from games.table.errors import StaleTimeout, TableError
+from games.table.events import ALL, Event, Timer, Transition
+from games.table.state import Json, Phase, TableState, arranged_json
+from lobby.models import Room, Seat
+
+logger = logging.getLogger(__name__)
+
+Command = Callable[[TableState, float], Transition]
+
+
+def _now() -> float:
+    """Epoch seconds; tests replace it to move the clock."""
+    return time.time()
+
+
+def _aware(epoch: float | None) -> datetime | None:
+    return None if epoch is None else datetime.fromtimestamp(epoch, tz=UTC)
+
+
+def table_group(table_id: int) -> str:
+    """The channel-layer group of a table's connections."""
+    return f"table.{table_id}"
+
+
+# -- reads and creation ------------------------------------------------------------------------
+
+
+def table_initial_state(*, room: Room) -> TableState:
+    """An empty table for ``room``: its seats, its rules at its own base score."""
+    config = replace(room.rules.engine_config(), base_score=room.base_score)
+    return TableState(capacity=room.seats, config=config)
+
+
+def table_for_room(*, room: Room) -> Table:
+    """The room's table, created empty on first use."""
+    table, _created = Table.objects.get_or_create(
+        room=room, defaults={"state": table_initial_state(room=room).to_dict()}
+    )
+    return table
+
+
+def _locked(*, room: Room) -> Table:
+    table = table_for_room(room=room)
+    return Table.objects.select_for_update().get(pk=table.pk)
+
+
+def _position(*, state: TableState, user: User) -> int:
+    seat = state.seat_of(str(user.pk))
+    if seat is None:
+        raise TableError("not_at_table", "you do not sit at this table")
+    return seat.position
+
+
+def _cards(value: object, what: str) -> tuple[Card, ...]:
+    try:
+        return parse_cards(value, what=what)
+    except RulesError as exc:
+        raise TableError("bad_cards", str(exc), row=what) from None
+
+
+# -- the common path ---------------------------------------------------------------------------
+
+
+def _run(*, table: Table, command: Command, now: float) -> Transition:
+    """Apply ``command`` to the locked ``table``: deal if a round starts, save, log, settle,
+    and on commit notify and schedule. Returns the whole transition (deal included)."""
+    before = TableState.from_dict(table.state)
+    transition = command(before, now)
+    state, events = transition.state, list(transition.events)
+    if not events:
+        return transition
+    if state.awaiting_deal:
+        dealt = _deal(table=table, state=state, now=now)
+        state, events = dealt.state, events + list(dealt.events)
+    transition = Transition(state, tuple(events))
+
+    table.state = state.to_dict()
+    table.version = state.version
+    table.phase = state.phase.value
+    table.deadline = _aware(state.deadline)
+    table.save(update_fields=["state", "version", "phase", "deadline", "updated_at"])
+    TableEvent.objects.bulk_create(
+        TableEvent(
+            table=table,
+            version=e.version,
+            type=e.type,
+            audience=None if e.audience == ALL else int(e.audience),
+            payload=e.payload,
+        )
+        for e in events
+    )
+    if any(e.type == "settled" for e in events):
+        _settle(table=table, before=before, state=state, now=now)
+
+    table_id = table.pk
+    message = {"type": "table.events", "events": [e.to_dict() for e in events]}
+    transaction.on_commit(lambda: _send(table_id, message), robust=True)
+    timer = transition.timer
+    if timer is not None:
+        transaction.on_commit(lambda: _schedule(table_id, timer), robust=True)
+    return transition
+
+
+def _deal(*, table: Table, state: TableState, now: float) -> Transition:
+    """Shuffle, pick the starting seat, deal, and record the round with its commitment."""
+    rng = secrets.SystemRandom()
+    deck = list(DECK)
+    rng.shuffle(deck)
+    salt = secrets.token_hex(16)
+    start_seat = rng.choice([s.position for s in state.round_seats])
+    dealt = machine.deal(state, deck=deck, salt=salt, start_seat=start_seat, now=now)
+    new = dealt.state
+    assert new.commitment is not None
+    round_ = Round.objects.create(
+        table=table,
+        number=new.round_no,
+        config=new.config.to_dict(),
+        commitment=new.commitment,
+        started_at=_aware(now),
+    )
+    RoundPlayer.objects.bulk_create(
+        RoundPlayer(
+            round=round_,
+            user_id=int(s.player),
+            position=s.position,
+            cards=" ".join(format_cards(s.hand or ())),
+        )
+        for s in new.round_seats
+    )
+    return dealt
+
+
+def _settle(*, table: Table, before: TableState, state: TableState, now: float) -> None:
+    """Move the coins of a settled round once, and store its breakdown and revealed deck."""
+    round_ = Round.objects.select_for_update().get(table=table, number=state.round_no)
+    if round_.settled_at is not None:
+        return
+    result = state.result
+    assert result is not None and state.deck is not None and state.salt is not None
+    players: list[Json] = result["players"]
+    wallets = _wallets([int(p["id"]) for p in players], lock=False)
+    net = {wallets[int(p["id"])]: p["delta"] + p["penalty"] for p in players}
+    entries = {account: amount for account, amount in net.items() if amount}
+    if entries:
+        round_.transaction = ledger_post(
+            kind=TransactionKind.SETTLEMENT,
+            entries=entries,
+            idempotency_key=f"round:{round_.pk}:settlement",
+            reference=f"round:{round_.pk}",
+        )
+    house = None
+    for p in players:
+        if p["penalty"] > 0:
+            house = house or account_system_get_or_create(kind=AccountKind.HOUSE)
+            ledger_post(
+                kind=TransactionKind.ESCAPE_PENALTY,
+                entries={wallets[int(p["id"])]: -p["penalty"], house: p["penalty"]},
+                idempotency_key=f"round:{round_.pk}:penalty:{p['id']}",
+                reference=f"round:{round_.pk}",
+            )
+    round_.deck = " ".join(format_cards(state.deck))
+    round_.salt = state.salt
+    round_.result = result
+    round_.settled_at = _aware(now)
+    round_.save(update_fields=["deck", "salt", "result", "settled_at", "transaction"])
+
+    seats = {s.position: s for s in before.round_seats}
+    rows = {rp.position: rp for rp in round_.players.all()}
+    for p in players:
+        seat, row = seats[p["position"]], rows[p["position"]]
+        row.special = p["special"] or ""
+        row.arrangement = None if seat.arrangement is None else arranged_json(seat.arrangement)
+        row.auto = seat.auto or ""
+        row.escaped = p["escaped"]
+        row.water, row.delta, row.penalty = p["water"], p["delta"], p["penalty"]
+    RoundPlayer.objects.bulk_update(
+        rows.values(), ["special", "arrangement", "auto", "escaped", "water", "delta", "penalty"]
+    )
+
+
+def _wallets(user_ids: list[int], *, lock: bool) -> dict[int, Account]:
+    """The players' wallets by user id, created if missing, locked in ascending id if asked."""
+    missing = set(user_ids) - set(
+        Account.objects.filter(user_id__in=user_ids, kind=AccountKind.WALLET).values_list(
+            "user_id", flat=True
+        )
+    )
+    for user_id in sorted(missing):
+        Account.objects.get_or_create(user_id=user_id, defaults={"kind": AccountKind.WALLET})
+    query = Account.objects.filter(user_id__in=user_ids, kind=AccountKind.WALLET).order_by("pk")
+    if lock:
+        query = query.select_for_update()
+    return {a.user_id: a for a in query}
+
+
+# -- notification (after commit) ---------------------------------------------------------------
+
+
+def _send(table_id: int, message: Json) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(table_group(table_id), message)
+
+
+def _schedule(table_id: int, timer: Timer) -> None:
+    from games.tasks import table_timeout as task
+
+    task.apply_async(
+        args=(table_id, timer.version, timer.phase.value),
+        countdown=max(0.0, timer.at - _now()),
+    )
+
+
+# -- the services ------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def table_sit(*, user: User, room: Room) -> Transition:
+    """Sit at the room's table, at the position of the player's seat in the room."""
+    position = Seat.objects.filter(room=room, user=user).values_list("position", flat=True).first()
+    if position is None:
+        raise TableError("not_in_room", "take a seat in the room first")
+    table = _locked(room=room)
+    return _run(
+        table=table,
+        command=lambda s, now: machine.sit(s, player=str(user.pk), position=position, now=now),
+        now=_now(),
+    )
+
+
+def _seat_service(*, user: User, room: Room, command: Callable[..., Transition]) -> Transition:
+    """Run a command that takes only the user's seat position."""
+    table = _locked(room=room)
+    position = _position(state=TableState.from_dict(table.state), user=user)
+    return _run(
+        table=table, command=lambda s, now: command(s, position=position, now=now), now=_now()
+    )
+
+
+@transaction.atomic
+def table_ready(*, user: User, room: Room) -> Transition:
+    """Press Ready; the last Ready of at least two players starts and deals the round."""
+    return _seat_service(user=user, room=room, command=machine.ready)
+
+
+@transaction.atomic
+def table_leave(*, user: User, room: Room) -> Transition:
+    """Leave the table; during a round the player escapes and pays the penalty at settlement."""
+    return _seat_service(user=user, room=room, command=machine.leave)
+
+
+@transaction.atomic
+def table_disconnect(*, user: User, room: Room) -> Transition:
+    """The player's connection dropped: hosted (托管) until back or the round ends."""
+    return _seat_service(user=user, room=room, command=machine.disconnect)
+
+
+@transaction.atomic
+def table_reconnect(*, user: User, room: Room) -> Transition:
+    """The player is back; hosting ends."""
+    return _seat_service(user=user, room=room, command=machine.reconnect)
+
+
+@transaction.atomic
+def table_choose_special(*, user: User, room: Room, play_special: bool) -> Transition:
+    """Answer whether to play the special hand (RULES.md §5.1)."""
+    table = _locked(room=room)
+    position = _position(state=TableState.from_dict(table.state), user=user)
+    return _run(
+        table=table,
+        command=lambda s, now: machine.choose_special(
+            s, position=position, play_special=play_special, now=now
+        ),
+        now=_now(),
+    )
+
+
+@transaction.atomic
+def table_submit(
+    *, user: User, room: Room, front: list[str], middle: list[str], back: list[str]
+) -> Transition:
+    """Submit an arrangement given as card strings (``"AS"``); a foul, a wrong card or a
+    wrong count raises TableError and changes nothing."""
+    rows = _cards(front, "front"), _cards(middle, "middle"), _cards(back, "back")
+    table = _locked(room=room)
+    position = _position(state=TableState.from_dict(table.state), user=user)
+    return _run(
+        table=table,
+        command=lambda s, now: machine.submit(
+            s, position=position, front=rows[0], middle=rows[1], back=rows[2], now=now
+        ),
+        now=_now(),
+    )
+
+
+@transaction.atomic
+def table_save_draft(*, user: User, room: Room, draft: Json) -> Transition:
+    """Keep the player's partial arrangement (a small JSON object) for a reconnect."""
+    table = _locked(room=room)
+    position = _position(state=TableState.from_dict(table.state), user=user)
+    return _run(
+        table=table,
+        command=lambda s, now: machine.save_draft(s, position=position, draft=draft, now=now),
+        now=_now(),
+    )
+
+
+@transaction.atomic
+def table_timeout(*, table_id: int, version: int, phase: str) -> Transition | None:
+    """Act on the deadline scheduled for ``version`` and ``phase`` if it is still the table's.
+
+    Stale (the table moved on), duplicate or missing tables: nothing happens. Early: nothing
+    happens now and the task is scheduled again for the stored deadline. At the end of the
+    comparison the players' wallets are locked (ascending id) and their balances settle the
+    round.
+    """
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None:
+        return None
+    state = TableState.from_dict(table.state)
+    now = _now()
+    balances = None
+    if state.phase is Phase.COMPARING and phase == state.phase and version == state.version:
+        ids = [int(s.player) for s in state.round_seats]
+        balances = {str(uid): a.balance for uid, a in _wallets(ids, lock=True).items()}
+    try:
+        machine.verify_timeout(state, now=now, version=version, phase=phase, balances=balances)
+    except StaleTimeout as exc:
+        if exc.code == "early_timeout" and state.deadline is not None:
+            timer = Timer(state.version, state.phase, state.deadline)
+            transaction.on_commit(lambda: _schedule(table_id, timer), robust=True)
+        return Transition(state)
+    return _run(
+        table=table,
+        command=lambda s, at: machine.timeout(
+            s, now=at, version=version, phase=phase, balances=balances
+        ),
+        now=now,
+    )
+
+
+def table_events_since(*, table: Table, version: int) -> list[Event]:
+    """The logged events after ``version``, oldest first (for ``views.missed_events``)."""
+    return [
+        Event(e.version, e.type, e.payload, ALL if e.audience is None else e.audience)
+        for e in table.events.filter(version__gt=version).order_by("version")
+    ]

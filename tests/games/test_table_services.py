@@ -1,0 +1,355 @@
+"""The table services: a round through the database, the ledger, on-commit events and timers.
+
+Transactional tests, so that ``on_commit`` fires: events go to ``_send`` (recorded here) and
+timers to ``games.tasks.table_timeout.apply_async`` (recorded, never run). The clock is
+``table_services._now``, set an hour in the past so that stored deadlines are overdue for the
+sweeper; the shuffle is seeded so that every run plays the same hands.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from django.db.models import Sum
+from django.test import override_settings
+
+from accounts.models import Account, AccountKind, Transaction, TransactionKind, User
+from accounts.selectors import wallet_balance
+from accounts.services import user_signup
+from games import table_services, tasks
+from games.models import Round, RoundPlayer, RuleConfiguration, Table, TableEvent
+from games.rules.arrange import best_arrangement
+from games.rules.cards import format_cards, parse_cards
+from games.rules.config import DEFAULT_CONFIG
+from games.table.deck import deal_hands, deal_order, verify_commitment
+from games.table.errors import TableError
+from games.table.state import Phase, TableState
+from lobby.models import Room
+from lobby.services import room_create, room_join
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SEED = 7
+
+
+@dataclass
+class World:
+    clock: float
+    sent: list[dict[str, Any]] = field(default_factory=list)
+    scheduled: list[dict[str, Any]] = field(default_factory=list)
+
+
+@pytest.fixture
+def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+    w = World(clock=time.time() - 3600)
+    monkeypatch.setattr(table_services, "_now", lambda: w.clock)
+    monkeypatch.setattr(table_services, "_send", lambda table_id, message: w.sent.append(message))
+    monkeypatch.setattr(
+        tasks.table_timeout, "apply_async", lambda **kwargs: w.scheduled.append(kwargs)
+    )
+    rng = random.Random(SEED)
+    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
+    yield w
+
+
+def _player(name: str) -> User:
+    if not RuleConfiguration.objects.filter(is_default=True).exists():
+        RuleConfiguration.from_engine(DEFAULT_CONFIG, name="Standard 标准", is_default=True)
+    with override_settings(SIGNUP_GRANT=100_000):
+        return user_signup(username=name, password="not-used-1")
+
+
+@pytest.fixture
+def players(world: World) -> tuple[User, User]:
+    return _player("alice"), _player("bob")
+
+
+@pytest.fixture
+def room(players: tuple[User, User]) -> Room:
+    alice, bob = players
+    room = room_create(owner=alice, name="Table", base_score=10, seats=2)
+    room_join(user=bob, room_id=room.pk)
+    return room
+
+
+def state_of(room: Room) -> TableState:
+    return TableState.from_dict(Table.objects.get(room=room).state)
+
+
+def total_coins() -> int:
+    return Account.objects.aggregate(total=Sum("balance"))["total"]
+
+
+def start_round(room: Room, players: tuple[User, User]) -> None:
+    for user in players:
+        table_services.table_sit(user=user, room=room)
+    for user in players:
+        table_services.table_ready(user=user, room=room)
+
+
+def to_arranging(world: World, room: Room, players: tuple[User, User]) -> TableState:
+    """End the deal (by its timeout) and answer No for any special hand."""
+    state = state_of(room)
+    assert state.phase is Phase.DEALING and state.deadline is not None
+    world.clock = state.deadline
+    table_services.table_timeout(table_id=_table_id(room), version=state.version, phase="dealing")
+    for user in players:
+        seat = state_of(room).seat_of(str(user.pk))
+        assert seat is not None
+        if seat.choosing:
+            table_services.table_choose_special(user=user, room=room, play_special=False)
+    state = state_of(room)
+    assert state.phase is Phase.ARRANGING
+    return state
+
+
+def submit_best(room: Room, user: User) -> None:
+    state = state_of(room)
+    seat = state.seat_of(str(user.pk))
+    assert seat is not None and seat.hand is not None
+    best = best_arrangement(seat.hand, state.config)
+    table_services.table_submit(
+        user=user,
+        room=room,
+        front=format_cards(best.front),
+        middle=format_cards(best.middle),
+        back=format_cards(best.back),
+    )
+
+
+def settle(world: World, room: Room) -> TableState:
+    state = state_of(room)
+    assert state.phase is Phase.COMPARING and state.deadline is not None
+    world.clock = state.deadline
+    table_services.table_timeout(table_id=_table_id(room), version=state.version, phase="comparing")
+    return state
+
+
+def _table_id(room: Room) -> int:
+    return Table.objects.get(room=room).pk
+
+
+def test_a_full_round_deals_settles_once_and_reveals_the_deck(
+    world: World, room: Room, players: tuple[User, User]
+) -> None:
+    alice, bob = players
+    coins_before = total_coins()
+    balances_before = {u.pk: wallet_balance(user=u) for u in players}
+
+    start_round(room, players)
+
+    table = Table.objects.get(room=room)
+    assert table.phase == "dealing" and table.deadline is not None
+    round_ = Round.objects.get(table=table)
+    assert len(round_.commitment) == 64 and round_.deck == "" and round_.salt == ""
+    assert round_.config == state_of(room).config.to_dict()
+    assert round_.config["base_score"] == 10
+    assert RoundPlayer.objects.filter(round=round_).count() == 2
+    # The deal's timer was scheduled on commit, for the dealing phase at the current version.
+    last = world.scheduled[-1]
+    assert last["args"] == (table.pk, table.version, "dealing")
+    assert 0 < last["countdown"] <= 60
+
+    to_arranging(world, room, players)
+    submit_best(room, alice)
+    submit_best(room, bob)
+    comparing = settle(world, room)
+
+    state = state_of(room)
+    assert state.phase is Phase.SETTLED
+    round_.refresh_from_db()
+    assert round_.settled_at is not None and round_.result is not None
+    settlements = Transaction.objects.filter(kind=TransactionKind.SETTLEMENT)
+    assert list(settlements) == [round_.transaction]
+    assert round_.transaction.idempotency_key == f"round:{round_.pk}:settlement"
+    deltas = {int(p["id"]): p["delta"] for p in round_.result["players"]}
+    assert sum(deltas.values()) == 0 and any(deltas.values())
+    for user in players:
+        assert wallet_balance(user=user) == balances_before[user.pk] + deltas[user.pk]
+    assert total_coins() == coins_before
+    assert round_.result["pairs"] and "row_water" in round_.result["pairs"][0]
+    for row in RoundPlayer.objects.filter(round=round_):
+        assert row.delta == deltas[row.user_id] and row.penalty == 0 and not row.escaped
+        assert row.arrangement is not None and row.auto == ""
+
+    # The revealed deck is the committed one, and it deals exactly the stored hands.
+    deck = parse_cards(round_.deck.split(), count=52)
+    assert verify_commitment(deck, round_.salt, round_.commitment)
+    hands = deal_hands(deck, deal_order([0, 1], comparing.start_seat))
+    for row in RoundPlayer.objects.filter(round=round_):
+        assert row.cards == " ".join(format_cards(hands[row.position]))
+
+    # A duplicated settling task does nothing.
+    events = TableEvent.objects.count()
+    table_services.table_timeout(table_id=table.pk, version=comparing.version, phase="comparing")
+    assert TableEvent.objects.count() == events
+    assert Transaction.objects.filter(kind=TransactionKind.SETTLEMENT).count() == 1
+    assert total_coins() == coins_before
+
+    # The event log is contiguous, and every event went out on commit, in order.
+    versions = list(TableEvent.objects.order_by("version").values_list("version", flat=True))
+    assert versions == list(range(1, state.version + 1))
+    sent = [e["version"] for m in world.sent for e in m["events"]]
+    assert sent == versions
+    assert all(m["type"] == "table.events" for m in world.sent)
+
+
+def test_no_private_event_shows_another_seats_cards_before_the_reveal(
+    world: World, room: Room, players: tuple[User, User]
+) -> None:
+    start_round(room, players)
+    to_arranging(world, room, players)
+    for user in players:
+        submit_best(room, user)
+
+    hands = {
+        rp.position: set(rp.cards.split())
+        for rp in RoundPlayer.objects.filter(round__table__room=room)
+    }
+    private = 0
+    for event in TableEvent.objects.order_by("version"):
+        if event.type == "reveal":
+            break
+        private += event.audience is not None
+        shown = set(_strings(event.payload))
+        for position, cards in hands.items():
+            if event.audience != position:
+                assert not shown & cards, (event.type, event.audience, position)
+    assert private >= 4  # both hands and both arrangements were checked
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def test_a_fouled_submission_is_refused_and_changes_nothing(
+    world: World, room: Room, players: tuple[User, User]
+) -> None:
+    alice, _bob = players
+    start_round(room, players)
+    state = to_arranging(world, room, players)
+    seat = state.seat_of(str(alice.pk))
+    assert seat is not None and seat.hand is not None
+    best = best_arrangement(seat.hand, state.config)
+    table = Table.objects.get(room=room)
+    events, scheduled, sent = TableEvent.objects.count(), len(world.scheduled), len(world.sent)
+
+    with pytest.raises(TableError) as refused:
+        table_services.table_submit(
+            user=alice,
+            room=room,
+            front=format_cards(best.front),
+            middle=format_cards(best.back),
+            back=format_cards(best.middle),
+        )
+
+    assert refused.value.code == "foul"
+    with pytest.raises(TableError) as bad:
+        table_services.table_submit(user=alice, room=room, front=["ZZ"], middle=[], back=[])
+    assert bad.value.code == "bad_cards"
+    after = Table.objects.get(room=room)
+    assert (after.state, after.version) == (table.state, table.version)
+    assert TableEvent.objects.count() == events
+    assert (len(world.scheduled), len(world.sent)) == (scheduled, sent)
+
+
+def test_stale_and_early_timeouts_do_nothing(
+    world: World, room: Room, players: tuple[User, User]
+) -> None:
+    start_round(room, players)
+    state = to_arranging(world, room, players)
+    table = Table.objects.get(room=room)
+    events = TableEvent.objects.count()
+    world.clock = state.arrange_deadline + 1
+
+    table_services.table_timeout(table_id=table.pk, version=state.version - 1, phase="arranging")
+    table_services.table_timeout(table_id=table.pk, version=state.version, phase="dealing")
+    assert TableEvent.objects.count() == events
+
+    world.clock = state.arrange_deadline - 5
+    scheduled = len(world.scheduled)
+    table_services.table_timeout(table_id=table.pk, version=state.version, phase="arranging")
+    assert TableEvent.objects.count() == events
+    # An early task is scheduled again for the stored deadline.
+    assert world.scheduled[scheduled:] == [
+        {"args": (table.pk, state.version, "arranging"), "countdown": 5.0}
+    ]
+    assert table_services.table_timeout(table_id=0, version=1, phase="waiting") is None
+
+
+def test_the_arrange_timeout_submits_for_everyone_still_arranging(
+    world: World, room: Room, players: tuple[User, User]
+) -> None:
+    alice, bob = players
+    start_round(room, players)
+    state = to_arranging(world, room, players)
+    submit_best(room, alice)
+    version = state_of(room).version
+    world.clock = state.arrange_deadline
+
+    table_services.table_timeout(table_id=_table_id(room), version=version, phase="arranging")
+
+    state = state_of(room)
+    assert state.phase is Phase.COMPARING
+    assert state.seat_of(str(alice.pk)).auto is None
+    assert state.seat_of(str(bob.pk)).auto == "timeout"
+    settle(world, room)
+    rows = {rp.user_id: rp for rp in RoundPlayer.objects.all()}
+    assert rows[bob.pk].auto == "timeout" and rows[alice.pk].auto == ""
+
+
+def test_a_player_who_leaves_mid_round_escapes_and_pays_the_house(
+    world: World, room: Room, players: tuple[User, User]
+) -> None:
+    alice, bob = players
+    coins_before = total_coins()
+    start_round(room, players)
+    to_arranging(world, room, players)
+
+    table_services.table_leave(user=bob, room=room)
+    submit_best(room, alice)
+    settle(world, room)
+
+    round_ = Round.objects.get()
+    bob_row = RoundPlayer.objects.get(round=round_, user=bob)
+    assert bob_row.escaped and bob_row.auto == "escaped" and bob_row.penalty > 0
+    penalty = Transaction.objects.get(kind=TransactionKind.ESCAPE_PENALTY)
+    assert penalty.idempotency_key == f"round:{round_.pk}:penalty:{bob.pk}"
+    house = Account.objects.get(kind=AccountKind.HOUSE)
+    assert house.balance == bob_row.penalty
+    assert total_coins() == coins_before
+    assert state_of(room).seat_of(str(bob.pk)) is None
+
+
+def test_the_sweeper_fires_an_overdue_deadline(
+    world: World, room: Room, players: tuple[User, User]
+) -> None:
+    start_round(room, players)
+    state = state_of(room)
+    world.clock = state.deadline  # the deal's timer was lost; the clock is an hour behind
+
+    assert tasks.sweep_deadlines() == 1
+
+    assert state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING)
+
+
+def test_sitting_needs_a_seat_in_the_room(world: World, room: Room) -> None:
+    carol = _player("carol")
+    with pytest.raises(TableError) as refused:
+        table_services.table_sit(user=carol, room=room)
+    assert refused.value.code == "not_in_room"
+    with pytest.raises(TableError) as refused:
+        table_services.table_ready(user=carol, room=room)
+    assert refused.value.code == "not_at_table"
