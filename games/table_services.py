@@ -19,13 +19,18 @@ Check → lock → write → notify (STYLE.md):
    ``table.events``; the consumer filters them per seat) and schedule the timeout task for
    the new deadline.
 
-Locks are taken in one order: table row, then the players' wallets (ascending id), then the
-house account inside ``ledger_post``. A timeout task only asks: :func:`table_timeout` re-checks
-version, phase and deadline under the lock, so a duplicate, late or stale task does nothing,
-and one that arrives early is scheduled again for the stored deadline.
+Locks are taken in one order: the room row, the table row, then the players' wallets
+(ascending id), then the house account inside ``ledger_post`` (the lobby's services lock the
+room before they sit at or leave its table, so room → table holds everywhere). A timeout
+task only asks: :func:`table_timeout` re-checks version, phase and deadline under the lock, so
+a duplicate, late or stale task does nothing, and one that arrives early is scheduled again
+for the stored deadline.
 
 Players are identified in the machine by ``str(user.pk)`` and sit at the position of their
-lobby seat (:class:`lobby.models.Seat`): the lobby decides who may sit where.
+lobby seat (:class:`lobby.models.Seat`): the lobby decides who may sit where. When the table
+lets a player go (a ``left`` event: left between rounds, Ready timeout, or removed at
+settlement after an escape), the lobby seat is freed in the same transaction
+(:func:`lobby.services.seat_release`).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from asgiref.sync import async_to_sync
@@ -50,6 +55,7 @@ from games.table import machine
 from games.table.errors import StaleTimeout, TableError
 from games.table.events import ALL, Event, Timer, Transition
 from games.table.state import Json, Phase, TableState, arranged_json
+from games.table.views import missed_events, snapshot_for
 from lobby.models import Room, Seat
 
 logger = logging.getLogger(__name__)
@@ -89,6 +95,8 @@ def table_for_room(*, room: Room) -> Table:
 
 
 def _locked(*, room: Room) -> Table:
+    """The room's table, locked after its room (the lock order of the lobby's services)."""
+    Room.objects.select_for_update().filter(pk=room.pk).values_list("pk", flat=True).get()
     table = table_for_room(room=room)
     return Table.objects.select_for_update().get(pk=table.pk)
 
@@ -140,6 +148,7 @@ def _run(*, table: Table, command: Command, now: float) -> Transition:
     )
     if any(e.type == "settled" for e in events):
         _settle(table=table, before=before, state=state, now=now)
+    _release_seats(table=table, events=events)
 
     table_id = table.pk
     message = {"type": "table.events", "events": [e.to_dict() for e in events]}
@@ -225,6 +234,18 @@ def _settle(*, table: Table, before: TableState, state: TableState, now: float) 
     RoundPlayer.objects.bulk_update(
         rows.values(), ["special", "arrangement", "auto", "escaped", "water", "delta", "penalty"]
     )
+
+
+def _release_seats(*, table: Table, events: list[Event]) -> None:
+    """Free the lobby seat of every player the table let go."""
+    left = [int(e.payload["player"]) for e in events if e.type == "left"]
+    if not left:
+        return
+    from lobby.services import seat_release  # lobby.services imports this module
+
+    room = Room.objects.get(pk=table.room_id)
+    for user_id in left:
+        seat_release(room=room, user_id=user_id)
 
 
 def _wallets(user_ids: list[int], *, lock: bool) -> dict[int, Account]:
@@ -363,9 +384,11 @@ def table_timeout(*, table_id: int, version: int, phase: str) -> Transition | No
     comparison the players' wallets are locked (ascending id) and their balances settle the
     round.
     """
-    table = Table.objects.select_for_update().filter(pk=table_id).first()
-    if table is None:
+    room_id = Table.objects.filter(pk=table_id).values_list("room_id", flat=True).first()
+    if room_id is None:
         return None
+    Room.objects.select_for_update().filter(pk=room_id).values_list("pk", flat=True).get()
+    table = Table.objects.select_for_update().get(pk=table_id)
     state = TableState.from_dict(table.state)
     now = _now()
     balances = None
@@ -394,3 +417,46 @@ def table_events_since(*, table: Table, version: int) -> list[Event]:
         Event(e.version, e.type, e.payload, ALL if e.audience is None else e.audience)
         for e in table.events.filter(version__gt=version).order_by("version")
     ]
+
+
+# -- reads for the table's WebSocket -----------------------------------------------------------
+
+# Beyond this many missed events a reconnecting client gets a snapshot instead.
+MAX_MISSED_EVENTS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class TableSeat:
+    """Where a player sits: the room, its table and the player's position there."""
+
+    room: Room
+    table_id: int
+    position: int
+    connected: bool
+
+
+def table_seat_for(*, user: User, room_id: int) -> TableSeat | None:
+    """The player's seat at the table of room ``room_id``, or None when not seated there."""
+    room = Room.objects.filter(pk=room_id).first()
+    if room is None or not Seat.objects.filter(room=room, user=user).exists():
+        return None
+    table = table_for_room(room=room)
+    seat = TableState.from_dict(table.state).seat_of(str(user.pk))
+    if seat is None:
+        return None
+    return TableSeat(room, table.pk, seat.position, seat.connected)
+
+
+def table_resync(*, table_id: int, position: int, since: int | None) -> Json:
+    """What a client that last saw version ``since`` needs: ``{"events": [...]}`` — the events
+    it missed, filtered for its seat — or ``{"snapshot": ...}`` (``views.snapshot_for``) when
+    ``since`` is None, unknown to the log, or too far behind."""
+    table = Table.objects.get(pk=table_id)
+    state = TableState.from_dict(table.state)
+    if since is not None and 0 <= state.version - since <= MAX_MISSED_EVENTS:
+        # From ``since`` itself, so that the log is not empty when nothing was missed.
+        log = table_events_since(table=table, version=since - 1)
+        missed = missed_events(log, since, position)
+        if missed is not None:
+            return {"version": state.version, "events": [e.message() for e in missed]}
+    return {"version": state.version, "snapshot": snapshot_for(state, position, now=_now())}

@@ -131,8 +131,8 @@ def _quick_join(user: User, message: dict[str, Any]) -> dict[str, Any]:
 
 @database_sync_to_async
 def _leave(user: User, message: dict[str, Any]) -> dict[str, Any]:
-    room = room_leave(user=user)
-    return {"room": room_view(room_id=room.pk, user=user), "seat": None}
+    room = room_leave(user=user)  # during a round the seat stays taken until it settles
+    return {"room": room_view(room_id=room.pk, user=user), "seat": seat_view(user=user)}
 
 
 @database_sync_to_async

@@ -17,6 +17,14 @@ Rules that the text of the issue left open, decided here:
   seat count that has a free seat the player can afford, and otherwise creates one; quick-joins
   for the same table kind are serialized (on PostgreSQL) so that two players arriving together
   sit at the same new table instead of opening one each.
+
+The room and its table move together: every seat taken here also sits at the room's table
+(`games.table_services.table_sit`, same transaction), and leaving goes through the table first.
+Between rounds the player leaves both at once; during a round the table marks the player
+escaped and the room seat stays taken until the round settles (nobody can take it mid-round).
+Whenever the table lets a player go (its `left` events: after leaving, at settlement after an
+escape, on a Ready timeout) it calls `seat_release` in the same transaction. Locks are taken
+room first, then its table.
 """
 
 import hmac
@@ -31,9 +39,11 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import wallet_balance
+from games import table_services
 from games.models import RuleConfiguration
 from games.rules.config import RuleConfig
 from games.rules.errors import ConfigError
+from games.table.errors import TableError
 from lobby.errors import (
     AlreadySeated,
     InsufficientCoins,
@@ -153,7 +163,8 @@ def _free_position(*, room: Room) -> int | None:
 
 
 def _sit(*, room: Room, user: User, position: int) -> Seat:
-    """Seat the player; the unique constraints turn a lost race into a clear refusal."""
+    """Seat the player in the room and at its table; the unique constraints turn a lost race
+    into a clear refusal."""
     try:
         with transaction.atomic():
             seat = Seat.objects.create(room=room, user=user, position=position)
@@ -164,6 +175,7 @@ def _sit(*, room: Room, user: User, position: int) -> Seat:
         if "lobby_seat_position_taken_once" in str(error):
             raise RoomFull() from None
         raise
+    table_services.table_sit(user=user, room=room)
     return seat
 
 
@@ -352,26 +364,48 @@ def room_quick_join(*, user: User, base_score: int, seats: int) -> Seat:
 def room_leave(*, user: User) -> Room:
     """Stand up from the player's table and return the room left.
 
-    If the player owned the room, ownership passes to the player seated longest; an empty
-    room stays open with its owner. (Leaving during a live round will be an escape, RULES.md
-    §7.5: the table extends this service.)
+    Between rounds the seat is freed at once (by `seat_release`, called by the table). During
+    a round the player escapes (RULES.md §7.5, §9): the seat stays taken until the round
+    settles, when the table lets the player go; leaving again meanwhile changes nothing.
     """
     seat = seat_for_user(user=user)
     if seat is None:
         raise NotSeated()
     room = Room.objects.select_for_update().get(pk=seat.room_id)
     # Re-read under the room's lock: a concurrent leave may have removed the seat already.
-    deleted, _ = Seat.objects.filter(room=room, user=user).delete()
-    if not deleted:
+    if not Seat.objects.filter(room=room, user=user).exists():
         raise NotSeated()
-    if room.owner_id == user.pk:
+    try:
+        table_services.table_leave(user=user, room=room)
+    except TableError as error:
+        if error.code == "already_left":  # escaped already: the seat goes at settlement
+            return room
+        if error.code != "not_at_table":
+            raise
+        seat_release(room=room, user_id=user.pk)  # a seat the table never had
+    room.refresh_from_db()
+    return room
+
+
+@transaction.atomic
+def seat_release(*, room: Room, user_id: int) -> None:
+    """Free the player's seat in the room (the table has let the player go), pass ownership
+    on if needed and tell the lobby on commit. Nothing happens when the seat is gone already.
+
+    If the player owned the room, ownership passes to the player seated longest; an empty
+    room stays open with its owner.
+    """
+    room = Room.objects.select_for_update().get(pk=room.pk)
+    deleted, _ = Seat.objects.filter(room=room, user_id=user_id).delete()
+    if not deleted:
+        return
+    if room.owner_id == user_id:
         heir = Seat.objects.filter(room=room).order_by("joined_at", "id").first()
         if heir is not None:
             room.owner_id = heir.user_id
     _touch(room=room)
 
     _notify(event=ROOM_UPDATED, room=room)
-    return room
 
 
 @transaction.atomic

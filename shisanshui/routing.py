@@ -1,9 +1,11 @@
-"""WebSocket routes; the lobby and table consumers are added here."""
+"""WebSocket routes: the lobby's and the tables'."""
 
 from django.urls import URLPattern, URLResolver
 
+from games.routing import websocket_urlpatterns as table_websocket_urlpatterns
 from lobby.routing import websocket_urlpatterns as lobby_websocket_urlpatterns
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [
     *lobby_websocket_urlpatterns,
+    *table_websocket_urlpatterns,
 ]

@@ -29,8 +29,8 @@ from games.rules.config import DEFAULT_CONFIG
 from games.table.deck import deal_hands, deal_order, verify_commitment
 from games.table.errors import TableError
 from games.table.state import Phase, TableState
-from lobby.models import Room
-from lobby.services import room_create, room_join
+from lobby.models import Room, Seat
+from lobby.services import room_create, room_join, room_leave
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -86,8 +86,7 @@ def total_coins() -> int:
 
 
 def start_round(room: Room, players: tuple[User, User]) -> None:
-    for user in players:
-        table_services.table_sit(user=user, room=room)
+    """Both players sat at the table when they took their room seats; both press Ready."""
     for user in players:
         table_services.table_ready(user=user, room=room)
 
@@ -319,6 +318,7 @@ def test_a_player_who_leaves_mid_round_escapes_and_pays_the_house(
     to_arranging(world, room, players)
 
     table_services.table_leave(user=bob, room=room)
+    assert Seat.objects.filter(user=bob).exists()  # nobody takes the seat mid-round
     submit_best(room, alice)
     settle(world, room)
 
@@ -331,6 +331,8 @@ def test_a_player_who_leaves_mid_round_escapes_and_pays_the_house(
     assert house.balance == bob_row.penalty
     assert total_coins() == coins_before
     assert state_of(room).seat_of(str(bob.pk)) is None
+    # The room seat was kept through the round and freed at settlement.
+    assert not Seat.objects.filter(user=bob).exists()
 
 
 def test_the_sweeper_fires_an_overdue_deadline(
@@ -353,3 +355,33 @@ def test_sitting_needs_a_seat_in_the_room(world: World, room: Room) -> None:
     with pytest.raises(TableError) as refused:
         table_services.table_ready(user=carol, room=room)
     assert refused.value.code == "not_at_table"
+
+
+def test_joining_the_room_sits_at_its_table_and_leaving_between_rounds_leaves_both(
+    world: World, room: Room, players: tuple[User, User]
+) -> None:
+    alice, bob = players
+    seats = {s.player: s.position for s in state_of(room).seats}
+    assert seats == {str(alice.pk): 0, str(bob.pk): 1}
+
+    room_leave(user=bob)
+
+    assert state_of(room).seat_of(str(bob.pk)) is None
+    assert not Seat.objects.filter(user=bob).exists()
+
+
+def test_a_ready_timeout_returns_the_players_to_the_room_list(
+    world: World, room: Room, players: tuple[User, User]
+) -> None:
+    state = state_of(room)
+    assert state.phase is Phase.WAITING and state.deadline is not None
+    world.clock = state.deadline
+
+    table_services.table_timeout(
+        table_id=_table_id(room), version=state.version, phase=state.phase.value
+    )
+
+    assert state_of(room).seats == ()
+    assert not Seat.objects.filter(room=room).exists()
+    room.refresh_from_db()
+    assert room.status == "open"  # an empty room stays open with its owner

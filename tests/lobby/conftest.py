@@ -74,6 +74,15 @@ def room_state(room: Room) -> dict[str, Any]:
 
 
 @pytest.fixture(autouse=True)
+def no_table_timers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seats are taken at the room's table too, which schedules its Ready timer on commit:
+    keep those tasks out of the shared broker."""
+    from games import tasks
+
+    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kwargs: None)
+
+
+@pytest.fixture(autouse=True)
 def isolated_channel_layer(settings: Any) -> Iterator[None]:
     """The configured channel layer (Redis when REDIS_URL is set) under a prefix of its own,
     so that this test hears no other test run sharing the Redis server, nor is heard by it."""

@@ -1,0 +1,266 @@
+"""The table's WebSocket, ws/table/<room_id>/: one seated player's live table.
+
+The protocol is described in docs/protocol.md. In short: JSON text frames of at most
+MAX_MESSAGE_BYTES; the client sends {"type": ..., "id": ...} (hello, ping, ready,
+choose_special, submit, draft, leave), an action is answered {"type": "ok", "id": ...} or
+{"type": "error", "id": ..., "error": {"code", "message", ...}}, and the table's events arrive
+as {"type": "events", "events": [{version, type, payload}, ...]}, filtered for the player's
+seat (never another seat's private event).
+
+The consumer holds no rules and no ORM: it parses, calls a service of
+games.table_services through database_sync_to_async and sends; the services send the events
+to the table's group after commit. A retried action (same `id`) is applied once: its reply is
+kept in the cache for ACTION_REPLY_SECONDS and answered again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.core.cache import cache
+from django.utils import translation
+
+from accounts.models import User
+from games import table_services
+from games.table.errors import TableError
+from games.table.events import Event
+from games.table.views import events_for
+from lobby.consumers import scope_language
+from lobby.errors import LobbyError, MalformedMessage, MessageTooLarge, UnknownMessageType
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 8192
+# At most FLOOD_MESSAGES frames in any FLOOD_SECONDS on one connection.
+FLOOD_MESSAGES = 20
+FLOOD_SECONDS = 1.0
+ACTION_REPLY_SECONDS = 600
+MAX_ID_CHARS = 64
+
+CLOSE_LEFT = 4000  # the player is no longer at this table
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_SEATED = 4403
+CLOSE_FLOOD = 4429
+
+
+class BadField(TableError):
+    """A field of a client message has the wrong shape."""
+
+    def __init__(self, field: str, expected: str) -> None:
+        super().__init__("bad_field", f"{field} must be {expected}", field=field)
+
+
+def parse_message(text_data: str | None) -> dict[str, Any]:
+    """The frame as a JSON object with a string `type`, or a LobbyError saying why not."""
+    if text_data is None:
+        raise MalformedMessage(detail="binary frames are not accepted")
+    if len(text_data.encode()) > MAX_MESSAGE_BYTES:
+        raise MessageTooLarge(max=MAX_MESSAGE_BYTES)
+    try:
+        message = json.loads(text_data)
+    except ValueError:
+        raise MalformedMessage(detail="not JSON") from None
+    if not isinstance(message, dict):
+        raise MalformedMessage(detail="not a JSON object")
+    if not isinstance(message.get("type"), str):
+        raise MalformedMessage(detail="no text type")
+    return message
+
+
+def _request_id(message: dict[str, Any]) -> str | int | None:
+    value = message.get("id")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (isinstance(value, str) and 0 < len(value) <= MAX_ID_CHARS):
+        return value
+    return None
+
+
+def _cards(message: dict[str, Any], field: str) -> list[str]:
+    value = message.get(field)
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise BadField(field, 'a list of cards such as "AS"')
+    return value
+
+
+def _flag(message: dict[str, Any], field: str) -> bool:
+    value = message.get(field)
+    if not isinstance(value, bool):
+        raise BadField(field, "true or false")
+    return value
+
+
+# The actions: each validates its fields, then runs a service in a worker thread.
+
+Service = Callable[..., Any]
+
+
+def _ready(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
+    return table_services.table_ready, {}
+
+
+def _choose_special(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
+    return table_services.table_choose_special, {"play_special": _flag(message, "play_special")}
+
+
+def _submit(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
+    rows = {row: _cards(message, row) for row in ("front", "middle", "back")}
+    return table_services.table_submit, rows
+
+
+def _draft(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
+    draft = message.get("draft")
+    if not isinstance(draft, dict):
+        raise BadField("draft", "a JSON object")
+    return table_services.table_save_draft, {"draft": draft}
+
+
+def _leave(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
+    return table_services.table_leave, {}
+
+
+ACTIONS: dict[str, Callable[[dict[str, Any]], tuple[Service, dict[str, Any]]]] = {
+    "ready": _ready,
+    "choose_special": _choose_special,
+    "submit": _submit,
+    "draft": _draft,
+    "leave": _leave,
+}
+
+
+@database_sync_to_async
+def _run(service: Service, **kwargs: Any) -> None:
+    service(**kwargs)
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    """A seated player's connection to the table of one room."""
+
+    seat: table_services.TableSeat | None = None
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.user: User = user
+        self.language = scope_language(self.scope)
+        self.recent: deque[float] = deque()
+        room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
+        self.seat = await database_sync_to_async(table_services.table_seat_for)(
+            user=user, room_id=room_id
+        )
+        if self.seat is None:
+            await self.close(code=CLOSE_NOT_SEATED)
+            return
+        self.group = table_services.table_group(self.seat.table_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        if not self.seat.connected:
+            await self._quietly(table_services.table_reconnect)
+
+    async def disconnect(self, code: int) -> None:
+        if self.seat is None:
+            return
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self._quietly(table_services.table_disconnect)
+
+    async def _quietly(self, service: Service) -> None:
+        """Tell the table about the connection; a refusal (already so, left) is no news."""
+        assert self.seat is not None
+        with contextlib.suppress(TableError):
+            await _run(service, user=self.user, room=self.seat.room)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Answer one frame; every refusal, whatever raised it, is answered here."""
+        if self._flooding():
+            await self.close(code=CLOSE_FLOOD)
+            return
+        request_id = None
+        with translation.override(self.language):
+            try:
+                message = parse_message(text_data)
+                request_id = _request_id(message)
+                await self.dispatch_message(message, request_id)
+            except LobbyError as error:
+                await self.send_error(request_id, {"code": error.code, "message": error.message})
+            except TableError as error:
+                await self.send_error(request_id, error.to_dict())
+            except Exception:
+                logger.exception("Table message failed")
+                error_body = {"code": "server_error", "message": "Something went wrong."}
+                await self.send_error(request_id, error_body)
+
+    def _flooding(self) -> bool:
+        now = time.monotonic()
+        self.recent.append(now)
+        while self.recent and self.recent[0] <= now - FLOOD_SECONDS:
+            self.recent.popleft()
+        return len(self.recent) > FLOOD_MESSAGES
+
+    async def dispatch_message(self, message: dict[str, Any], request_id: str | int | None) -> None:
+        kind = message["type"]
+        seat = self.seat
+        if seat is None:  # the player left: nothing more to do here
+            raise TableError("not_at_table", "you do not sit at this table")
+        if "position" in message and message["position"] != seat.position:
+            raise TableError("not_your_seat", "you may only act for your own seat")
+        if kind == "ping":
+            await self.send_json({"type": "pong", "id": request_id})
+        elif kind == "hello":
+            since = message.get("since")
+            if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
+                raise BadField("since", "a version (an integer) or null")
+            view = await database_sync_to_async(table_services.table_resync)(
+                table_id=seat.table_id, position=seat.position, since=since
+            )
+            await self.send_json(
+                {"type": "welcome", "id": request_id, "position": seat.position, **view}
+            )
+        elif kind in ACTIONS:
+            await self.act(kind, message, request_id)
+        else:
+            raise UnknownMessageType(type=json.dumps(kind[:40], ensure_ascii=False))
+
+    async def act(self, kind: str, message: dict[str, Any], request_id: str | int | None) -> None:
+        """Apply an action once per client id; a retry gets the stored reply again."""
+        assert self.seat is not None
+        if request_id is None:
+            raise BadField("id", f"a string of 1 to {MAX_ID_CHARS} characters or an integer")
+        key = f"table-action:{self.seat.table_id}:{self.user.pk}:{json.dumps(request_id)}"
+        stored = await database_sync_to_async(cache.get)(key)
+        if stored is not None:
+            await self.send_json(stored)
+            return
+        service, fields = ACTIONS[kind](message)
+        await _run(service, user=self.user, room=self.seat.room, **fields)
+        reply = {"type": "ok", "id": request_id, "action": kind}
+        await database_sync_to_async(cache.set)(key, reply, ACTION_REPLY_SECONDS)
+        await self.send_json(reply)
+
+    async def table_events(self, message: dict[str, Any]) -> None:
+        """Events from the services (group ``table.<pk>``): pass on those this seat may see."""
+        if self.seat is None:
+            return
+        position = self.seat.position
+        events = events_for((Event.from_dict(e) for e in message["events"]), position)
+        if events:
+            await self.send_json({"type": "events", "events": [e.message() for e in events]})
+        if any(e.type == "left" and e.payload.get("position") == position for e in events):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            self.seat = None
+            await self.close(code=CLOSE_LEFT)
+
+    async def send_error(self, request_id: str | int | None, error: dict[str, Any]) -> None:
+        await self.send_json({"type": "error", "id": request_id, "error": error})
+
+    async def send_json(self, content: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(content, ensure_ascii=False))

@@ -1,0 +1,9 @@
+"""The table's WebSocket route (included by shisanshui/routing.py)."""
+
+from django.urls import URLPattern, URLResolver, path
+
+from games.consumers import TableConsumer
+
+websocket_urlpatterns: list[URLPattern | URLResolver] = [
+    path("ws/table/<int:room_id>/", TableConsumer.as_asgi()),
+]

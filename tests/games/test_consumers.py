@@ -1,0 +1,463 @@
+"""The table's WebSocket, through the project's whole ASGI stack (origin check, session auth,
+routing) and the configured channel layer: Redis when REDIS_URL is set, as under `make test`.
+
+Transactional tests, so that the services' on-commit events reach the sockets. The clock is
+``table_services._now`` (moved forward to drive the deadlines, whose timeouts the tests call
+directly, as the Celery task would); the timers themselves are recorded, never run, and the
+shuffle is seeded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client, override_settings
+
+from accounts.models import User
+from accounts.selectors import wallet_balance
+from accounts.services import user_signup
+from games import table_services, tasks
+from games.consumers import MAX_MESSAGE_BYTES
+from games.models import RoundPlayer, RuleConfiguration, Table, TableEvent
+from games.rules.arrange import best_arrangement
+from games.rules.cards import format_cards, parse_cards
+from games.rules.config import DEFAULT_CONFIG
+from games.table.state import Phase, TableState
+from lobby.models import Room, Seat
+from lobby.services import room_create, room_join
+from shisanshui.asgi import application
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("transactional_db")]
+
+TIMEOUT = 3
+SEED = 11
+
+
+@dataclass
+class Clock:
+    now: float
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[Clock]:
+    """The services' clock, the recorded timers, a seeded shuffle and a channel layer under a
+    prefix of its own (this test hears no other test run sharing the Redis server)."""
+    c = Clock(time.time())
+    monkeypatch.setattr(table_services, "_now", lambda: c.now)
+    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kwargs: None)
+    rng = random.Random(SEED)
+    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
+    layer = dict(settings.CHANNEL_LAYERS["default"])
+    if layer["BACKEND"] != "channels.layers.InMemoryChannelLayer":
+        layer["CONFIG"] = {**layer.get("CONFIG", {}), "prefix": f"test-{uuid.uuid4().hex}"}
+    settings.CHANNEL_LAYERS = {"default": layer}
+    yield c
+
+
+def make_player(name: str) -> User:
+    if not RuleConfiguration.objects.filter(is_default=True).exists():
+        RuleConfiguration.from_engine(DEFAULT_CONFIG, name="Standard 标准", is_default=True)
+    with override_settings(SIGNUP_GRANT=100_000):
+        return user_signup(username=name, password="not-used-1")
+
+
+@database_sync_to_async
+def make_room(names: list[str]) -> tuple[Room, list[User]]:
+    """A room made by the first player and joined by the others: all sit at its table."""
+    users = [make_player(name) for name in names]
+    room = room_create(owner=users[0], name="Table", base_score=10, seats=max(2, len(users)))
+    for user in users[1:]:
+        room_join(user=user, room_id=room.pk)
+    return room, users
+
+
+@database_sync_to_async
+def state_of(room: Room) -> TableState:
+    return TableState.from_dict(Table.objects.get(room=room).state)
+
+
+@database_sync_to_async
+def timeout(room: Room, clock: Clock, phase: str) -> None:
+    """Move the clock to the deadline of ``phase`` and run its timeout, as the task would."""
+    table = Table.objects.get(room=room)
+    state = TableState.from_dict(table.state)
+    assert state.phase == phase and state.deadline is not None, (state.phase, phase)
+    clock.now = state.deadline
+    table_services.table_timeout(table_id=table.pk, version=state.version, phase=phase)
+
+
+@database_sync_to_async
+def session_cookie(user: User) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+class Socket:
+    """A connected client: keeps every frame, and the frames and events not yet asked for."""
+
+    def __init__(self, communicator: WebsocketCommunicator) -> None:
+        self.communicator = communicator
+        self.frames: list[dict[str, Any]] = []
+        self.unread: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
+
+    async def send(self, message: Any) -> None:
+        text = message if isinstance(message, str) else json.dumps(message)
+        await self.communicator.send_to(text_data=text)
+
+    async def _read(self) -> None:
+        frame = json.loads(await self.communicator.receive_from(timeout=TIMEOUT))
+        self.frames.append(frame)
+        if frame["type"] == "events":
+            self.events += frame["events"]
+        else:
+            self.unread.append(frame)
+
+    async def next(self, kind: str) -> dict[str, Any]:
+        """The first unread frame of this type (not an events frame), read or to come."""
+        while True:
+            for index, frame in enumerate(self.unread):
+                if frame["type"] == kind:
+                    return self.unread.pop(index)
+            await self._read()
+
+    async def event(
+        self, kind: str, where: Callable[[dict[str, Any]], bool] = lambda p: True
+    ) -> dict[str, Any]:
+        """The first unread event of this type whose payload matches ``where``."""
+        while True:
+            for index, event in enumerate(self.events):
+                if event["type"] == kind and where(event["payload"]):
+                    del self.events[: index + 1]
+                    return event
+            await self._read()
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send and return the reply (ok, error, pong or welcome) echoing the message's id."""
+        await self.send(message)
+        while True:
+            for index, frame in enumerate(self.unread):
+                if frame.get("id") == message.get("id"):
+                    return self.unread.pop(index)
+            await self._read()
+
+    async def drain(self) -> None:
+        """Read whatever has arrived, until nothing more comes for a moment."""
+        while not await self.communicator.receive_nothing(timeout=0.3):
+            await self._read()
+
+    async def heard_nothing_after(self, version: int) -> None:
+        await self.drain()
+        assert [e for e in self.events if e["version"] > version] == []
+
+
+async def communicator_for(user: User | None, room_id: int) -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://testserver")]
+    if user is not None:
+        cookie = f"{settings.SESSION_COOKIE_NAME}={await session_cookie(user)}"
+        headers.append((b"cookie", cookie.encode()))
+    return WebsocketCommunicator(application, f"/ws/table/{room_id}/", headers=headers)
+
+
+@pytest_asyncio.fixture
+async def sockets() -> AsyncIterator[Callable[..., Any]]:
+    """open(user, room): a connected Socket; all still open are closed at the end."""
+    opened: list[WebsocketCommunicator] = []
+
+    async def open_socket(user: User, room: Room) -> Socket:
+        communicator = await communicator_for(user, room.pk)
+        connected, _ = await communicator.connect(timeout=TIMEOUT)
+        assert connected
+        opened.append(communicator)
+        return Socket(communicator)
+
+    yield open_socket
+    for communicator in opened:
+        with contextlib.suppress(Exception):  # closed already, by the test or the server
+            await communicator.disconnect()
+
+
+async def to_arranging(room: Room, clock: Clock, players: dict[User, Socket]) -> TableState:
+    """Everyone presses Ready, the deal ends, any special is declined: arranging."""
+    for user, socket in players.items():
+        assert (await socket.request({"type": "ready", "id": f"ready-{user.pk}"}))["type"] == "ok"
+    for socket in players.values():
+        await socket.event("deal")
+    await timeout(room, clock, "dealing")
+    state = await state_of(room)
+    for user, socket in players.items():
+        seat = state.seat_of(str(user.pk))
+        assert seat is not None
+        if seat.choosing:
+            reply = await socket.request(
+                {"type": "choose_special", "id": "no", "play_special": False}
+            )
+            assert reply["type"] == "ok"
+    state = await state_of(room)
+    assert state.phase is Phase.ARRANGING
+    return state
+
+
+def best_rows(cards: list[str], state: TableState) -> dict[str, list[str]]:
+    best = best_arrangement(parse_cards(cards), state.config)
+    return {
+        "front": format_cards(best.front),
+        "middle": format_cards(best.middle),
+        "back": format_cards(best.back),
+    }
+
+
+def strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+@database_sync_to_async
+def balances(users: list[User]) -> dict[int, int]:
+    return {u.pk: wallet_balance(user=u) for u in users}
+
+
+@database_sync_to_async
+def round_rows(room: Room) -> dict[int, RoundPlayer]:
+    return {rp.user_id: rp for rp in RoundPlayer.objects.filter(round__table__room=room)}
+
+
+@database_sync_to_async
+def table_marks(room: Room) -> tuple[int, int]:
+    return Table.objects.get(room=room).version, TableEvent.objects.count()
+
+
+# A whole round.
+
+
+async def test_a_full_round_over_websockets(clock: Clock, sockets: Callable[..., Any]) -> None:
+    room, (alice, bob) = await make_room(["alice", "bob"])
+    a, b = await sockets(alice, room), await sockets(bob, room)
+    welcome = await a.request({"type": "hello", "id": "h", "since": None})
+    assert welcome["type"] == "welcome" and welcome["snapshot"]["phase"] == "waiting"
+    assert [s["player"] for s in welcome["snapshot"]["seats"]] == [str(alice.pk), str(bob.pk)]
+    before = await balances([alice, bob])
+
+    state = await to_arranging(room, clock, {alice: a, bob: b})
+    for user, socket in ((alice, a), (bob, b)):
+        hand = await socket.event("hand")
+        assert hand["payload"]["position"] == state.seat_of(str(user.pk)).position
+        reply = await socket.request(
+            {"type": "submit", "id": "s1", **best_rows(hand["payload"]["cards"], state)}
+        )
+        assert reply == {"type": "ok", "id": "s1", "action": "submit"}
+    assert (await state_of(room)).phase is Phase.COMPARING
+    await timeout(room, clock, "comparing")
+
+    settled = [(await s.event("settled"))["payload"] for s in (a, b)]
+    assert settled[0] == settled[1]
+    deltas = {int(p["id"]): p["delta"] for p in settled[0]["result"]["players"]}
+    after = await balances([alice, bob])
+    assert {pk: after[pk] - before[pk] for pk in after} == deltas
+    assert sum(deltas.values()) == 0 and any(deltas.values())
+    rows = await round_rows(room)
+    assert {pk: row.delta for pk, row in rows.items()} == deltas
+
+    # No frame Alice received before the reveal held any of Bob's cards, and vice versa.
+    for socket, other in ((a, bob), (b, alice)):
+        secret = set(rows[other.pk].cards.split())
+        for frame in socket.frames:
+            if frame["type"] == "events" and any(e["type"] == "reveal" for e in frame["events"]):
+                break
+            assert not secret & set(strings(frame)), frame
+        else:
+            raise AssertionError("no reveal was received")
+
+
+async def test_three_players_a_fouled_submission_is_refused_then_corrected(
+    clock: Clock, sockets: Callable[..., Any]
+) -> None:
+    room, users = await make_room(["alice", "bob", "carol"])
+    socks = {u: await sockets(u, room) for u in users}
+    state = await to_arranging(room, clock, socks)
+    hands = {u: (await s.event("hand"))["payload"]["cards"] for u, s in socks.items()}
+    alice = users[0]
+    rows = best_rows(hands[alice], state)
+    marks = await table_marks(room)
+
+    fouled = {"front": rows["front"], "middle": rows["back"], "back": rows["middle"]}
+    reply = await socks[alice].request({"type": "submit", "id": "s1", **fouled})
+    assert reply["type"] == "error" and reply["id"] == "s1"
+    assert reply["error"]["code"] == "foul" and reply["error"]["message"]
+    assert await table_marks(room) == marks
+    await socks[users[1]].heard_nothing_after(marks[0])  # nobody heard of it
+
+    reply = await socks[alice].request({"type": "submit", "id": "s2", **rows})
+    assert reply["type"] == "ok"
+    for user in users[1:]:
+        reply = await socks[user].request(
+            {"type": "submit", "id": "s", **best_rows(hands[user], state)}
+        )
+        assert reply["type"] == "ok"
+    await timeout(room, clock, "comparing")
+    for socket in socks.values():
+        settled = await socket.event("settled")
+        assert len(settled["payload"]["result"]["players"]) == 3
+
+
+# Reconnecting, leaving.
+
+
+async def test_a_reconnect_mid_arrange_restores_cards_draft_and_time(
+    clock: Clock, sockets: Callable[..., Any]
+) -> None:
+    room, (alice, bob) = await make_room(["alice", "bob"])
+    a, b = await sockets(alice, room), await sockets(bob, room)
+    state = await to_arranging(room, clock, {alice: a, bob: b})
+    cards = (await a.event("hand"))["payload"]["cards"]
+    draft = {"front": cards[:3]}
+    assert (await a.request({"type": "draft", "id": "d1", "draft": draft}))["type"] == "ok"
+    saved = await a.event("draft_saved")
+    last_version = saved["version"]
+
+    await a.communicator.disconnect()
+    gone = await b.event("disconnected")
+    assert gone["payload"] == {"position": 0, "hosted": True}
+    clock.now += 5
+
+    a2 = await sockets(alice, room)
+    await b.event("reconnected")
+    welcome = await a2.request({"type": "hello", "id": "h1", "since": last_version})
+    assert [e["type"] for e in welcome["events"]] == ["disconnected", "reconnected"]
+    welcome = await a2.request({"type": "hello", "id": "h2", "since": None})
+    you = welcome["snapshot"]["you"]
+    assert you["hand"] == cards and you["draft"] == draft
+    assert you["remaining"] == pytest.approx(state.arrange_deadline - clock.now)
+    assert welcome["snapshot"]["phase"] == "arranging"
+    seat = (await state_of(room)).seat_of(str(alice.pk))
+    assert seat.connected and not seat.hosted
+
+
+async def test_leaving_mid_round_is_an_escape_and_frees_the_seat_after_settlement(
+    clock: Clock, sockets: Callable[..., Any]
+) -> None:
+    room, (alice, bob) = await make_room(["alice", "bob"])
+    a, b = await sockets(alice, room), await sockets(bob, room)
+    state = await to_arranging(room, clock, {alice: a, bob: b})
+    hand = (await a.event("hand"))["payload"]["cards"]
+
+    assert (await b.request({"type": "leave", "id": "l1"}))["type"] == "ok"
+    await a.event("escaped", lambda p: p == {"position": 1, "reason": "left"})
+    assert await database_sync_to_async(Seat.objects.filter(user=bob).exists)()
+    assert (await a.request({"type": "submit", "id": "s", **best_rows(hand, state)}))[
+        "type"
+    ] == "ok"
+    await timeout(room, clock, "comparing")
+
+    await b.event("settled")
+    await b.event("left", lambda p: p["position"] == 1 and p["reason"] == "escaped")
+    assert (await b.communicator.receive_output(timeout=TIMEOUT))["code"] == 4000
+    rows = await round_rows(room)
+    assert rows[bob.pk].escaped and rows[bob.pk].penalty > 0
+    assert not await database_sync_to_async(Seat.objects.filter(user=bob).exists)()
+
+
+# Refusals.
+
+
+async def test_an_anonymous_socket_is_refused(clock: Clock) -> None:
+    room, _users = await make_room(["alice", "bob"])
+    communicator = await communicator_for(None, room.pk)
+
+    assert await communicator.connect(timeout=TIMEOUT) == (False, 4401)
+
+
+async def test_a_player_not_seated_in_the_room_is_refused(clock: Clock) -> None:
+    room, _users = await make_room(["alice", "bob"])
+    carol = await database_sync_to_async(make_player)("carol")
+    communicator = await communicator_for(carol, room.pk)
+
+    assert await communicator.connect(timeout=TIMEOUT) == (False, 4403)
+    communicator = await communicator_for(carol, 999_999)
+    assert await communicator.connect(timeout=TIMEOUT) == (False, 4403)
+
+
+async def test_bad_messages_get_an_error_frame_and_change_nothing(
+    clock: Clock, sockets: Callable[..., Any]
+) -> None:
+    room, (alice, bob) = await make_room(["alice", "bob"])
+    a, b = await sockets(alice, room), await sockets(bob, room)
+    await to_arranging(room, clock, {alice: a, bob: b})
+    await a.event("hand")
+    await b.event("hand")
+    marks = await table_marks(room)
+    bad: list[tuple[Any, str]] = [
+        ("not json", "malformed_message"),
+        ("[1, 2]", "malformed_message"),
+        ({"id": 1}, "malformed_message"),
+        ({"type": "x" * MAX_MESSAGE_BYTES}, "message_too_large"),
+        ({"type": "dance", "id": 2}, "unknown_message_type"),
+        ({"type": "ready", "id": 3}, "wrong_phase"),
+        ({"type": "submit", "id": 4, "front": "AS"}, "bad_field"),
+        ({"type": "submit", "id": 5, "front": ["ZZ"], "middle": [], "back": []}, "bad_cards"),
+        ({"type": "choose_special", "id": 6, "play_special": "yes"}, "bad_field"),
+        ({"type": "draft", "id": 7, "draft": [1]}, "bad_field"),
+        ({"type": "ready"}, "bad_field"),  # an action needs an id
+        ({"type": "hello", "id": 8, "since": "3"}, "bad_field"),
+        ({"type": "draft", "id": 9, "position": 1, "draft": {}}, "not_your_seat"),
+    ]
+    for message, code in bad:
+        await a.send(message)
+        reply = await a.next("error")
+        assert reply["error"]["code"] == code, (message, reply)
+        assert reply["error"]["message"]
+    await a.communicator.send_to(bytes_data=b"\x00\x01")
+    assert (await a.next("error"))["error"]["code"] == "malformed_message"
+
+    assert await table_marks(room) == marks
+    await b.heard_nothing_after(marks[0])
+    await a.heard_nothing_after(marks[0])
+
+
+async def test_a_retried_action_is_applied_once(clock: Clock, sockets: Callable[..., Any]) -> None:
+    room, (alice, bob) = await make_room(["alice", "bob"])
+    a, b = await sockets(alice, room), await sockets(bob, room)
+
+    first = await a.request({"type": "ready", "id": "r1"})
+    again = await a.request({"type": "ready", "id": "r1"})
+
+    assert first == again == {"type": "ok", "id": "r1", "action": "ready"}
+    ready = await b.event("ready", lambda p: p["position"] == 0)
+    await b.heard_nothing_after(ready["version"])
+    other = await a.request({"type": "ready", "id": "r2"})
+    assert other["error"]["code"] == "already_ready"
+    assert (await a.request({"type": "ping", "id": "p"}))["type"] == "pong"
+
+
+async def test_a_flood_of_messages_closes_the_socket(
+    clock: Clock, sockets: Callable[..., Any]
+) -> None:
+    room, (alice, _bob) = await make_room(["alice", "bob"])
+    a = await sockets(alice, room)
+
+    for n in range(25):
+        await a.send({"type": "ping", "id": n})
+    while True:
+        output = await a.communicator.receive_output(timeout=TIMEOUT)
+        if output["type"] == "websocket.close":
+            break
+    assert output["code"] == 4429
