@@ -13,8 +13,8 @@ RULES_ADMIN = "rules_admin"
 
 # group name -> permissions as "app_label.codename".
 GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
-    # Read-only access to users, wallets, the ledger and the rule configurations, and the
-    # CSV export of ledger entries.
+    # Read-only access to users, wallets, the ledger, the rule configurations and the played
+    # rounds (settlement audit), and the CSV export of ledger entries.
     SUPPORT: (
         "accounts.view_user",
         "accounts.view_account",
@@ -23,6 +23,9 @@ GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "accounts.export_ledger",
         "games.view_ruleconfiguration",
         "games.view_specialhandsetting",
+        "games.view_round",
+        "games.view_roundplayer",
+        "games.view_tableevent",
     ),
     # Edits the rule configurations (games migration 0005 grants the same).
     RULES_ADMIN: (

@@ -19,8 +19,11 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
@@ -422,8 +425,50 @@ class RuleConfigurationAdmin(SimpleHistoryAdmin):
     def history_view(
         self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
-        extra = {**(extra_context or {}), "special_changes": _special_changes(object_id)}
+        extra = {
+            **(extra_context or {}),
+            "special_changes": _special_changes(object_id),
+            "config_versions": _versions(object_id),
+        }
         return super().history_view(request, object_id, extra_context=extra)
+
+    def get_urls(self) -> list[URLPattern]:
+        compare = path(
+            "<int:object_id>/history/compare/",
+            self.admin_site.admin_view(self.history_compare_view),
+            name="games_ruleconfiguration_history_compare",
+        )
+        return [compare, *super().get_urls()]
+
+    def history_compare_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """The difference between two versions (GET ``old`` and ``new``: history ids), the
+        special-hand rows included, with who made the newer one and when."""
+        configuration = get_object_or_404(RuleConfiguration, pk=object_id)
+        if not self.has_view_permission(request, configuration):
+            raise PermissionDenied
+        versions = RuleConfiguration.history.filter(id=configuration.pk)
+        try:
+            old = versions.get(history_id=int(request.GET.get("old", "")))
+            new = versions.get(history_id=int(request.GET.get("new", "")))
+        except (ValueError, RuleConfiguration.history.model.DoesNotExist):
+            raise Http404 from None
+        if (old.history_date, old.history_id) > (new.history_date, new.history_id):
+            old, new = new, old
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "original": configuration,
+            "title": gettext("Compare versions of %(name)s") % {"name": configuration},
+            "old": old,
+            "new": new,
+            "changes": rule_configuration_versions_diff(old=old, new=new),
+            "special_changes": special_hands_diff(
+                configuration_id=configuration.pk, old=_until(old), new=_until(new)
+            ),
+        }
+        return TemplateResponse(
+            request, "admin/games/ruleconfiguration/history_compare.html", context
+        )
 
     def history_form_view(
         self,
@@ -440,6 +485,79 @@ class RuleConfigurationAdmin(SimpleHistoryAdmin):
 
 
 _TRACKED = ("enabled", "water", "order")
+
+
+def _versions(object_id: str) -> list[Any]:
+    try:
+        configuration_id = int(object_id)
+    except ValueError:
+        return []
+    return list(
+        RuleConfiguration.history.filter(id=configuration_id)
+        .select_related("history_user")
+        .order_by("-history_date", "-history_id")[:100]
+    )
+
+
+def rule_configuration_versions_diff(*, old: Any, new: Any) -> list[dict[str, Any]]:
+    """The plain fields that differ between two historical versions (simple-history's
+    ``diff_against``), with their verbose names."""
+    delta = new.diff_against(old, excluded_fields=["updated_at", "created_at"])
+    out = []
+    for change in delta.changes:
+        try:
+            label = str(RuleConfiguration._meta.get_field(change.field).verbose_name)
+        except Exception:  # noqa: BLE001 - a field removed since: show its name
+            label = change.field
+        out.append({"field": change.field, "label": label, "old": change.old, "new": change.new})
+    return out
+
+
+def _until(version: Any) -> Any:
+    """The end of a configuration version: the next version's date (None: still current).
+
+    The admin saves the special-hand rows just after the configuration, so a version's rows
+    are those recorded before the next version of the configuration."""
+    following = (
+        RuleConfiguration.history.filter(id=version.id, history_date__gt=version.history_date)
+        .order_by("history_date", "history_id")
+        .first()
+    )
+    return None if following is None else following.history_date
+
+
+def _special_rows_at(configuration_id: int, until: Any) -> dict[str, Any]:
+    """Each special-hand row of a configuration as it was before ``until`` (None: now)."""
+    rows: dict[int, Any] = {}
+    records = SpecialHandSetting.history.filter(configuration_id=configuration_id)
+    if until is not None:
+        records = records.filter(history_date__lt=until)
+    for record in records.order_by("history_date", "history_id"):
+        rows[record.id] = record
+    return {r.special: r for r in rows.values() if r.history_type != "-"}
+
+
+def special_hands_diff(*, configuration_id: int, old: Any, new: Any) -> list[dict[str, Any]]:
+    """The special-hand rows' values that differ between the rows recorded before ``old``
+    and those recorded before ``new`` (None: now)."""
+    before, after = _special_rows_at(configuration_id, old), _special_rows_at(configuration_id, new)
+    out = []
+    for special in sorted(set(before) | set(after)):
+        a, b = before.get(special), after.get(special)
+        info = SPECIAL_BY_ID.get(special)
+        for field in _TRACKED:
+            va, vb = getattr(a, field, None), getattr(b, field, None)
+            if va != vb:
+                out.append(
+                    {
+                        "name": f"{info.zh} {info.en}" if info else special,
+                        "field": field,
+                        "old": va,
+                        "new": vb,
+                        "by": getattr(b, "history_user", None),
+                    }
+                )
+    return out
 
 
 def _special_changes(object_id: str, limit: int = 300) -> list[dict[str, Any]]:
@@ -473,3 +591,6 @@ def _special_changes(object_id: str, limit: int = 300) -> list[dict[str, Any]]:
         )
     out.reverse()
     return out[:limit]
+
+
+from games import admin_rounds  # noqa: E402,F401  (registers the round audit admin)

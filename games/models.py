@@ -364,8 +364,9 @@ class Round(models.Model):
     ``config`` is the rules the round was played under (``RuleConfig.to_dict``). ``commitment``
     (SHA-256 of deck text and salt) is stored at the deal; ``deck`` and ``salt`` only at
     settlement, when they are revealed. ``result`` is ``api.result_json`` (with positions): the
-    per-pair breakdown, transfers, cuts and penalties. ``transaction`` is the settlement posting
-    (None when nobody won or lost a coin).
+    per-pair breakdown, transfers, cuts and penalties. ``balances`` are the wallets' balances it
+    was settled with (they decide the cannot-cover cuts; :mod:`games.audit` recomputes with them).
+    ``transaction`` is the settlement posting (None when nobody won or lost a coin).
     """
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
@@ -377,6 +378,12 @@ class Round(models.Model):
     started_at = models.DateTimeField(_("started at"))
     settled_at = models.DateTimeField(_("settled at"), null=True, blank=True)
     result = models.JSONField(_("result"), null=True, blank=True)
+    balances = models.JSONField(
+        _("balances before settlement"),
+        null=True,
+        blank=True,
+        help_text=_("Each player's wallet balance (user id -> coins) the round was settled with."),
+    )
     transaction = models.ForeignKey(
         "accounts.Transaction",
         verbose_name=_("settlement transaction"),

@@ -197,6 +197,9 @@ def _settle(*, table: Table, before: TableState, state: TableState, now: float) 
     assert result is not None and state.deck is not None and state.salt is not None
     players: list[Json] = result["players"]
     wallets = _wallets([int(p["id"]) for p in players], lock=False)
+    # The balances the machine settled with (the wallets are locked by table_timeout), kept
+    # so that an audit can recompute the cannot-cover cuts.
+    round_.balances = {str(user_id): account.balance for user_id, account in wallets.items()}
     net = {wallets[int(p["id"])]: p["delta"] + p["penalty"] for p in players}
     entries = {account: amount for account, amount in net.items() if amount}
     if entries:
@@ -220,7 +223,7 @@ def _settle(*, table: Table, before: TableState, state: TableState, now: float) 
     round_.salt = state.salt
     round_.result = result
     round_.settled_at = _aware(now)
-    round_.save(update_fields=["deck", "salt", "result", "settled_at", "transaction"])
+    round_.save(update_fields=["deck", "salt", "result", "balances", "settled_at", "transaction"])
 
     seats = {s.position: s for s in before.round_seats}
     rows = {rp.position: rp for rp in round_.players.all()}

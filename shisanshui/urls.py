@@ -14,6 +14,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("lobby/", include("lobby.urls")),
+    path("games/", include("games.urls")),
     path("api/", include("accounts.api_urls")),
     path("api/lobby/", include("lobby.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

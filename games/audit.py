@@ -1,0 +1,347 @@
+"""Settlement audit: selectors over stored rounds, recomputation, replay (support and players).
+
+:func:`round_verify` recomputes a settled round with the engine from what the round stores
+(each player's dealt cards, arrangement or declared special, escape flag, and the rules
+snapshot) and the players' balances before the settlement, then compares it, coin for coin,
+with the stored result, the stored player rows and the ledger (the settlement and escape-penalty
+transactions referenced ``round:<pk>``). It also checks the revealed deck against the shuffle
+commitment and that the deck deals the stored hands.
+
+The balances before settlement decide the cannot-cover cuts (RULES.md §7.4). The round stores
+them at settlement (``Round.balances``, written by ``table_services._settle`` from the wallets
+it holds locked); for a round without them they are derived from the ledger: the entry of the
+player's wallet in the settlement transaction (``balance_after - amount``), or else the
+wallet's last entry before that transaction. When both exist they are cross-checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import AccountKind, Entry, Transaction, TransactionKind
+from accounts.models import User as UserModel
+from games.models import Round, RoundPlayer, TableEvent
+from games.rules.api import result_json
+from games.rules.cards import format_cards, parse_cards
+from games.rules.config import RuleConfig
+from games.rules.errors import RulesError
+from games.rules.scoring import Arranged, Declared, Seat, score_round
+from games.table.deck import deal_hands, deal_order, verify_commitment
+from games.table.events import ALL, Event
+from games.table.state import parse_arranged
+from games.table.views import events_for
+
+Json = dict[str, Any]
+
+FLAG_ESCAPE = "escape"
+FLAG_CUT = "cut"
+FLAG_AUTO = "auto"
+
+
+# -- selectors: filtering rounds ---------------------------------------------------------------
+
+
+def rounds_filter(
+    *,
+    rounds: QuerySet[Round] | None = None,
+    player: str | None = None,
+    room_id: int | None = None,
+    date_from: date | None = None,
+    date_to: date | None = None,
+    amount_min: int | None = None,
+    amount_max: int | None = None,
+    flag: str | None = None,
+) -> QuerySet[Round]:
+    """Rounds narrowed by player (username), room, settlement date range (inclusive,
+    local dates), amount (the largest coin movement of one player, |delta|) and a flag."""
+    qs = Round.objects.all() if rounds is None else rounds
+    if player:
+        qs = qs.filter(players__user__username=player)
+    if room_id is not None:
+        qs = qs.filter(table__room_id=room_id)
+    if date_from is not None:
+        qs = qs.filter(settled_at__gte=_day_start(date_from))
+    if date_to is not None:
+        qs = qs.filter(settled_at__lt=_day_start(date_to + timedelta(days=1)))
+    if amount_min is not None:
+        qs = qs.filter(Q(players__delta__gte=amount_min) | Q(players__delta__lte=-amount_min))
+    if amount_max is not None:
+        qs = qs.exclude(Q(players__delta__gt=amount_max) | Q(players__delta__lt=-amount_max))
+    if flag == FLAG_ESCAPE:
+        qs = qs.filter(players__escaped=True)
+    elif flag == FLAG_AUTO:
+        qs = qs.filter(players__auto__gt="")
+    elif flag == FLAG_CUT:
+        qs = qs.filter(result__isnull=False).exclude(result__cuts=[])
+    return qs.distinct()
+
+
+def _day_start(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def rounds_settled_between(*, date_from: date, date_to: date) -> QuerySet[Round]:
+    return rounds_filter(date_from=date_from, date_to=date_to).order_by("settled_at", "pk")
+
+
+def round_transactions(*, round_: Round) -> QuerySet[Transaction]:
+    """Every ledger transaction that names this round (settlement, penalties, anything else)."""
+    return Transaction.objects.filter(reference=f"round:{round_.pk}").order_by("pk")
+
+
+def round_entries(*, round_: Round) -> QuerySet[Entry]:
+    return (
+        Entry.objects.filter(transaction__reference=f"round:{round_.pk}")
+        .select_related("transaction", "account", "account__user")
+        .order_by("transaction_id", "id")
+    )
+
+
+def player_rounds(*, user: UserModel, limit: int = 50) -> QuerySet[RoundPlayer]:
+    """The player's settled rounds, newest first, with their room."""
+    return (
+        RoundPlayer.objects.filter(user=user, round__settled_at__isnull=False)
+        .select_related("round", "round__table__room")
+        .order_by("-round__settled_at", "-round_id")[:limit]
+    )
+
+
+# -- verification ------------------------------------------------------------------------------
+
+
+@dataclass
+class PlayerCheck:
+    user_id: int
+    username: str
+    position: int
+    balance_before: int | None
+    expected_delta: int | None
+    expected_penalty: int | None
+    stored_delta: int
+    stored_penalty: int
+    ledger_net: int
+
+
+@dataclass
+class VerifyReport:
+    """What verifying one round found; ``ok`` when nothing is wrong."""
+
+    round_id: int
+    label: str
+    players: list[PlayerCheck] = field(default_factory=list)
+    commitment_ok: bool | None = None
+    mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+
+def _balances_before(round_: Round, rows: list[RoundPlayer]) -> tuple[dict[int, int], list[str]]:
+    """Each player's wallet balance just before the settlement, and any inconsistency between
+    the stored balances and what the ledger says."""
+    problems: list[str] = []
+    stored: dict[int, int] = {int(k): int(v) for k, v in (round_.balances or {}).items()}
+    from_ledger: dict[int, int] = {}
+    settlement = round_transactions(round_=round_).filter(kind=TransactionKind.SETTLEMENT).first()
+    for row in rows:
+        entries = Entry.objects.filter(
+            account__user_id=row.user_id, account__kind=AccountKind.WALLET
+        )
+        if settlement is not None:
+            own = entries.filter(transaction=settlement).first()
+            if own is not None:
+                from_ledger[row.user_id] = own.balance_after - own.amount
+                continue
+            before = entries.filter(transaction_id__lt=settlement.pk)
+        else:
+            before = entries.filter(transaction__created_at__lte=round_.settled_at)
+        last = before.order_by("-transaction_id").first()
+        from_ledger[row.user_id] = 0 if last is None else last.balance_after
+    for user_id, balance in stored.items():
+        if user_id in from_ledger and from_ledger[user_id] != balance:
+            problems.append(
+                f"player {user_id}: stored balance before settlement {balance}, "
+                f"ledger says {from_ledger[user_id]}"
+            )
+    return ({**from_ledger, **stored} if stored else from_ledger), problems
+
+
+def _hand(row: RoundPlayer) -> Arranged | Declared:
+    if row.arrangement is None:
+        return Declared(row.special, parse_cards(row.cards.split(), count=13))
+    return parse_arranged(row.arrangement)
+
+
+def round_verify(*, round_: Round) -> VerifyReport:
+    """Recompute ``round_`` with the engine and compare it with what was stored and posted.
+
+    Every mismatch is one line in ``mismatches``; nothing is written.
+    """
+    report = VerifyReport(round_id=round_.pk, label=str(round_))
+    if round_.settled_at is None or round_.result is None:
+        report.mismatches.append("round not settled")
+        return report
+    rows = list(round_.players.select_related("user").order_by("position"))
+
+    # The shuffle: the revealed deck and salt match the commitment and deal the stored hands.
+    try:
+        deck = parse_cards(round_.deck.split(), count=52)
+        report.commitment_ok = verify_commitment(deck, round_.salt, round_.commitment)
+    except RulesError as exc:
+        report.commitment_ok = False
+        report.mismatches.append(f"revealed deck unreadable: {exc}")
+        deck = None
+    if report.commitment_ok is False and deck is not None:
+        report.mismatches.append("revealed deck and salt do not match the commitment")
+    start_seat = _start_seat(round_)
+    if deck is not None and start_seat is not None:
+        hands = deal_hands(deck, deal_order([r.position for r in rows], start_seat))
+        for row in rows:
+            if row.cards != " ".join(format_cards(hands[row.position])):
+                report.mismatches.append(f"position {row.position}: stored cards not dealt")
+
+    balances, problems = _balances_before(round_, rows)
+    report.mismatches.extend(problems)
+    expected: Json | None = None
+    try:
+        config = RuleConfig.from_dict(round_.config)
+        seats = [Seat(str(r.user_id), _hand(r), balances.get(r.user_id), r.escaped) for r in rows]
+        expected = result_json(score_round(seats, config))
+    except (RulesError, KeyError, TypeError, ValueError) as exc:
+        report.mismatches.append(f"cannot recompute: {exc}")
+
+    recomputed = {int(p["id"]): p for p in (expected or {}).get("players", [])}
+    stored_result = {int(p["id"]): p for p in round_.result.get("players", [])}
+    ledger = _ledger_net(round_)
+    for row in rows:
+        want = recomputed.get(row.user_id)
+        check = PlayerCheck(
+            user_id=row.user_id,
+            username=row.user.username,
+            position=row.position,
+            balance_before=balances.get(row.user_id),
+            expected_delta=None if want is None else want["delta"],
+            expected_penalty=None if want is None else want["penalty"],
+            stored_delta=row.delta,
+            stored_penalty=row.penalty,
+            ledger_net=ledger.pop(row.user_id, 0),
+        )
+        report.players.append(check)
+        name = f"{row.user.username} (position {row.position})"
+        if want is not None:
+            for key in ("delta", "penalty", "water"):
+                if getattr(row, key) != want[key]:
+                    report.mismatches.append(
+                        f"{name}: stored {key} {getattr(row, key)}, recomputed {want[key]}"
+                    )
+            kept = stored_result.get(row.user_id)
+            if kept is None:
+                report.mismatches.append(f"{name}: missing from the stored result")
+            else:
+                for key in ("delta", "penalty", "water"):
+                    if kept.get(key) != want[key]:
+                        report.mismatches.append(
+                            f"{name}: result {key} {kept.get(key)}, recomputed {want[key]}"
+                        )
+            if check.ledger_net != want["delta"]:
+                report.mismatches.append(
+                    f"{name}: ledger moved {check.ledger_net:+d} coins, "
+                    f"recomputed {want['delta']:+d}"
+                )
+    for user_id, amount in ledger.items():
+        report.mismatches.append(f"ledger: wallet of user {user_id} moved {amount:+d} coins")
+    if expected is not None:
+        for key in ("pairs", "transfers", "cuts", "home_run"):
+            if round_.result.get(key) != expected[key]:
+                report.mismatches.append(f"result {key} differ from the recomputation")
+    return report
+
+
+def _ledger_net(round_: Round) -> dict[int, int]:
+    """Net coins moved per player wallet by the round's transactions (settlement, penalty)."""
+    net: dict[int, int] = {}
+    for entry in round_entries(round_=round_).filter(account__kind=AccountKind.WALLET):
+        assert entry.account.user_id is not None
+        net[entry.account.user_id] = net.get(entry.account.user_id, 0) + entry.amount
+    return net
+
+
+def _start_seat(round_: Round) -> int | None:
+    deal = round_events(round_=round_).filter(type="deal").first()
+    return None if deal is None else deal.payload.get("start_seat")
+
+
+def rounds_verify(*, date_from: date, date_to: date) -> list[VerifyReport]:
+    """Verify every round settled from ``date_from`` to ``date_to`` (inclusive)."""
+    rounds = rounds_settled_between(date_from=date_from, date_to=date_to)
+    return [round_verify(round_=r) for r in rounds.select_related("table")]
+
+
+# -- replay ------------------------------------------------------------------------------------
+
+
+def round_events(*, round_: Round) -> QuerySet[TableEvent]:
+    """The stored events of the round: from its ``round_start`` to its ``settled`` event."""
+    events = TableEvent.objects.filter(table_id=round_.table_id)
+    start = (
+        events.filter(type="round_start", payload__round_no=round_.number)
+        .values_list("version", flat=True)
+        .first()
+    )
+    end = (
+        events.filter(type="settled", payload__round_no=round_.number)
+        .values_list("version", flat=True)
+        .first()
+    )
+    if start is None:
+        return events.none()
+    events = events.filter(version__gte=start)
+    if end is not None:
+        events = events.filter(version__lte=end)
+    return events.order_by("version")
+
+
+def _event(row: TableEvent) -> Event:
+    audience = ALL if row.audience is None else row.audience
+    return Event(version=row.version, type=row.type, payload=row.payload, audience=audience)
+
+
+def round_replay(*, round_: Round, position: int | None, everything: bool = False) -> list[Event]:
+    """The round's events as the seat at ``position`` saw them (``everything``: staff, every
+    seat's private events too, for a settled round only)."""
+    events = [_event(row) for row in round_events(round_=round_)]
+    if everything and round_.settled_at is not None:
+        return events
+    return events_for(events, position)
+
+
+def round_replay_position(*, round_: Round, user: Any) -> int | None:
+    """The seat ``user`` played in the round, or None when they did not play it."""
+    return (
+        RoundPlayer.objects.filter(round=round_, user_id=user.pk)
+        .values_list("position", flat=True)
+        .first()
+    )
+
+
+def rounds_with_flags(rounds: Iterable[Round]) -> list[tuple[Round, list[str]]]:
+    """Each round with its flags (escape / cut / auto), for lists and exports."""
+    out = []
+    for r in rounds:
+        flags = []
+        players = list(r.players.all())
+        if any(p.escaped for p in players):
+            flags.append(FLAG_ESCAPE)
+        if r.result and r.result.get("cuts"):
+            flags.append(FLAG_CUT)
+        if any(p.auto for p in players):
+            flags.append(FLAG_AUTO)
+        out.append((r, flags))
+    return out

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from games import views
+
+app_name = "games"
+
+urlpatterns = [
+    path("history/", views.history, name="history"),
+    path("rounds/<int:round_id>/replay/", views.replay, name="round_replay"),
+]
