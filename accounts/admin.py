@@ -7,15 +7,14 @@ a transaction (`accounts.reverse_transaction`). Entries can be exported as CSV b
 `accounts.export_ledger` (the support group has it).
 """
 
-import csv
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
@@ -28,6 +27,7 @@ from accounts.errors import LedgerError
 from accounts.forms import TransactionReversalForm, WalletAdjustmentForm
 from accounts.models import Account, AccountKind, Entry, Transaction, TransactionKind, User
 from accounts.services import ledger_reverse, wallet_admin_adjust
+from shisanshui.csv_export import csv_text, streamed_csv
 
 
 @admin.register(User)
@@ -268,11 +268,6 @@ CSV_HEADER = (
 )
 
 
-def _csv_text(value: str) -> str:
-    """Text a spreadsheet will not run as a formula (OWASP CSV injection)."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
-
-
 def ledger_csv_rows(entries: QuerySet[Entry]) -> Iterator[tuple[Any, ...]]:
     """CSV_HEADER, then one row per entry in id order, read in chunks."""
     yield CSV_HEADER
@@ -286,38 +281,17 @@ def ledger_csv_rows(entries: QuerySet[Entry]) -> Iterator[tuple[Any, ...]]:
             posted.pk,
             posted.created_at.isoformat(),
             posted.kind,
-            _csv_text(posted.reference),
-            _csv_text(posted.idempotency_key),
+            csv_text(posted.reference),
+            csv_text(posted.idempotency_key),
             posted.reverses_id or "",
             account.pk,
             account.kind,
-            _csv_text(account.user.username) if account.user else "",
+            csv_text(account.user.username) if account.user else "",
             entry.amount,
             entry.balance_after,
-            _csv_text(posted.reason),
-            _csv_text(posted.created_by.username) if posted.created_by else "",
+            csv_text(posted.reason),
+            csv_text(posted.created_by.username) if posted.created_by else "",
         )
-
-
-class _Echo:
-    """A file-like object whose write returns the line, for streaming csv.writer output."""
-
-    def write(self, value: str) -> str:
-        return value
-
-
-def _streamed_csv(rows: Iterable[tuple[Any, ...]], filename: str) -> StreamingHttpResponse:
-    writer = csv.writer(_Echo())
-    # A byte-order mark, so spreadsheet programs read the (Chinese) usernames as UTF-8.
-    lines = (writer.writerow(row) for row in rows)
-    response = StreamingHttpResponse(_with_bom(lines), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
-def _with_bom(lines: Iterator[str]) -> Iterator[str]:
-    yield "\ufeff"
-    yield from lines
 
 
 @admin.register(Entry)
@@ -358,4 +332,4 @@ class EntryAdmin(LedgerModelAdmin):
     @admin.action(description=_("Export the selected entries as CSV"), permissions=["export"])
     def export_csv(self, request: HttpRequest, queryset: QuerySet[Entry]) -> HttpResponse:
         stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-        return _streamed_csv(ledger_csv_rows(queryset), f"ledger-entries-{stamp}.csv")
+        return streamed_csv(ledger_csv_rows(queryset), f"ledger-entries-{stamp}.csv")

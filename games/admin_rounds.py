@@ -25,10 +25,11 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from accounts.admin import _csv_text, _streamed_csv, ledger_csv_rows
+from accounts.admin import ledger_csv_rows
 from accounts.models import Entry
 from games import audit
 from games.models import Round
+from shisanshui.csv_export import csv_text, streamed_csv
 
 ROUND_CSV_HEADER = (
     "round_id",
@@ -59,12 +60,12 @@ def round_csv_rows(rounds: QuerySet[Round]) -> Iterator[tuple[Any, ...]]:
         for p in round_.players.all():
             yield (
                 round_.pk,
-                _csv_text(round_.table.room.name),
+                csv_text(round_.table.room.name),
                 round_.table_id,
                 round_.number,
                 round_.started_at.isoformat(),
                 round_.settled_at.isoformat() if round_.settled_at else "",
-                _csv_text(p.user.username),
+                csv_text(p.user.username),
                 p.position,
                 p.special,
                 p.auto,
@@ -252,7 +253,7 @@ class RoundAdmin(admin.ModelAdmin):
     @admin.action(description=_("Export the selected rounds as CSV"), permissions=["view"])
     def export_rounds_csv(self, request: HttpRequest, queryset: QuerySet[Round]) -> HttpResponse:
         stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-        return _streamed_csv(round_csv_rows(queryset), f"rounds-{stamp}.csv")
+        return streamed_csv(round_csv_rows(queryset), f"rounds-{stamp}.csv")
 
     @admin.action(
         description=_("Export the ledger entries of the selected rounds as CSV"),
@@ -262,7 +263,7 @@ class RoundAdmin(admin.ModelAdmin):
         references = [f"round:{pk}" for pk in queryset.values_list("pk", flat=True)]
         entries = Entry.objects.filter(transaction__reference__in=references)
         stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-        return _streamed_csv(ledger_csv_rows(entries), f"round-ledger-entries-{stamp}.csv")
+        return streamed_csv(ledger_csv_rows(entries), f"round-ledger-entries-{stamp}.csv")
 
     def get_urls(self) -> list[URLPattern]:
         bulk = path(
