@@ -21,13 +21,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -e '.[dev]'
 	touch $(STAMP)
 
+# Migrates, creates the default rules and the demo admin (credentials printed), then runs
+# daphne, a Celery worker, Celery beat and (without REDIS_URL) an embedded Redis under honcho.
+# PORT (8000), EMBEDDED_REDIS_PORT (6380), REDIS_URL, DATABASE_URL: see scripts/run.py.
 run: venv
-	$(BIN)/python manage.py migrate --noinput
-	@echo "Shisanshui is running at http://127.0.0.1:8000/"
-	exec $(BIN)/daphne -b 127.0.0.1 -p 8000 shisanshui.asgi:application
+	exec $(BIN)/python scripts/run.py
 
 test: venv
 	scripts/ensure-services
+	scripts/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules games/table

@@ -1,10 +1,15 @@
-"""Project-level pages: the home page and the health check."""
+"""Project-level pages: the home page and the health checks."""
 
-from django.db import connection
+import logging
+
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+
+from shisanshui import health
+
+logger = logging.getLogger(__name__)
 
 
 @require_safe
@@ -16,8 +21,26 @@ def home(request: HttpRequest) -> HttpResponse:
 @never_cache
 @require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Ok only when the database answers; an error here is a 500 the load balancer sees."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-        cursor.fetchone()
+    """Readiness: 200 when the database, Redis and a Celery worker answer, 503 naming what
+    failed otherwise. ``?quick=1`` checks only this process, like /livez.
+    """
+    if request.GET.get("quick"):
+        return livez(request)
+    checks = health.run_checks()
+    failed = sorted(name for name, result in checks.items() if result not in health.HEALTHY)
+    body = {"status": "fail" if failed else "ok", "checks": checks}
+    if not failed:
+        return JsonResponse(body)
+    body["failed"] = failed
+    logger.warning("health check failed: %s", ", ".join(failed), extra={"checks": checks})
+    response = JsonResponse(body, status=503)
+    # Logged just above as a warning; django.request would add an ERROR per probe.
+    response._has_been_logged = True  # type: ignore[attr-defined]
+    return response
+
+
+@never_cache
+@require_safe
+def livez(request: HttpRequest) -> JsonResponse:
+    """Liveness: this process answers HTTP; touches neither the database nor Redis."""
     return JsonResponse({"status": "ok"})

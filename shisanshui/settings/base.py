@@ -6,6 +6,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from shisanshui.logs import build_logging
 from shisanshui.settings.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -38,6 +39,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so that every log line of the request carries its id (X-Request-ID in and out).
+    "shisanshui.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -65,19 +68,43 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "accounts.context_processors.wallet",
             ],
         },
     },
 ]
 
-# Database: DATABASE_URL (postgres://...), or a SQLite file in the project root when unset.
+# Run-time files of `make run` (the demo admin's password, Celery beat's schedule, the
+# embedded Redis's directory) and caches; outside version control.
+VAR_DIR = Path(env_str("VAR_DIR") or BASE_DIR / "var")
 
+# Database: DATABASE_URL (postgres://...), or a SQLite file (SQLITE_PATH, by default
+# db.sqlite3 in the project root) when unset.
+
+SQLITE_PATH = Path(env_str("SQLITE_PATH") or BASE_DIR / "db.sqlite3")
 DATABASES = {
     "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        default=f"sqlite:///{SQLITE_PATH}",
         conn_health_checks=True,
     ),
 }
+# Keep connections open between requests (checked before reuse): daphne runs every database
+# call of the WebSocket consumers on one thread, and opening a PostgreSQL connection for each
+# action costs more than the action itself (docs/load-and-faults.md).
+DATABASES["default"]["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 60)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # `make run` has daphne, a Celery worker and beat writing the same file. WAL lets readers
+    # run beside the writer; IMMEDIATE takes the write lock when a transaction begins (so two
+    # writers queue instead of one failing with "database is locked" on its first write); the
+    # timeout is how long a writer waits in that queue. select_for_update() is a no-op here:
+    # the queue serializes whole transactions instead.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Users
@@ -101,6 +128,18 @@ SIGNUP_GRANT = env_int("SIGNUP_GRANT", 100_000)
 if SIGNUP_GRANT < 0:
     raise ImproperlyConfigured("SIGNUP_GRANT cannot be negative.")
 
+# Threads per web process that run the table's services for its WebSockets (each keeps a
+# database connection): an action mostly waits for PostgreSQL (games.consumers).
+TABLE_SERVICE_THREADS = env_int("TABLE_SERVICE_THREADS", 8)
+if TABLE_SERVICE_THREADS < 1:
+    raise ImproperlyConfigured("TABLE_SERVICE_THREADS must be at least 1.")
+
+# Bot players (games.bots) wait a human-like random delay before each action, multiplied by
+# this scale: 0 makes them act at once (tests), 1 is the normal pace.
+BOT_DELAY_SCALE = float(env_str("BOT_DELAY_SCALE", "1.0"))
+if BOT_DELAY_SCALE < 0:
+    raise ImproperlyConfigured("BOT_DELAY_SCALE cannot be negative.")
+
 # Internationalisation
 
 LANGUAGE_CODE = "en"
@@ -123,7 +162,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # The special-hand simulation behind the admin's frequency table (games.rules.stats) is
 # cached here as an .npz file; `manage.py warm_special_stats` builds it ahead of time.
-STATS_CACHE_DIR = Path(env_str("STATS_CACHE_DIR") or BASE_DIR / "var" / "cache")
+STATS_CACHE_DIR = Path(env_str("STATS_CACHE_DIR") or VAR_DIR / "cache")
 SPECIAL_STATS_DEALS = env_int("SPECIAL_STATS_DEALS", 100_000)
 SPECIAL_STATS_SEED = env_int("SPECIAL_STATS_SEED", 13)
 # A configuration's special hands have their own history rows; reverting only the parent
@@ -135,10 +174,29 @@ SIMPLE_HISTORY_REVERT_DISABLED = True
 
 REDIS_URL = env_str("REDIS_URL")
 
+# CHANNEL_LAYER=core selects channels-redis's list-based layer instead of its pub/sub one
+# (docs/load-and-faults.md compares them).
+CHANNEL_LAYER_BACKENDS = {
+    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+    "core": "channels_redis.core.RedisChannelLayer",
+}
+CHANNEL_LAYER = env_str("CHANNEL_LAYER", "pubsub")
+if CHANNEL_LAYER not in CHANNEL_LAYER_BACKENDS:
+    raise ImproperlyConfigured(f"CHANNEL_LAYER must be one of {sorted(CHANNEL_LAYER_BACKENDS)}.")
+
 if REDIS_URL:
+    # Shared by every web process: an action id's stored reply (games.consumers) must be
+    # found whichever process the retry reaches, and survive a web process restart.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "shisanshui",
+        },
+    }
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "BACKEND": CHANNEL_LAYER_BACKENDS[CHANNEL_LAYER],
             "CONFIG": {"hosts": [REDIS_URL]},
         },
     }
@@ -164,6 +222,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Workers and beat log through Django's LOGGING (below), so LOG_FORMAT=json covers them too.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # The sweeper asks again for any table deadline whose timeout task was lost.
 CELERY_BEAT_SCHEDULE = {
     "sweep-table-deadlines": {"task": "games.tasks.sweep_deadlines", "schedule": 5.0},
@@ -193,16 +253,13 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Logging: everything to the console; the process manager collects it.
+# Logging: everything to the console, one line per record; the process manager collects it.
+# LOG_FORMAT=json writes one JSON object per line (time, level, logger, message, the request
+# id and user, and whatever the code passes as `extra=`); production settings default to it.
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
-    },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
-    },
-    "root": {"handlers": ["console"], "level": "INFO"},
-}
+LOG_FORMAT = env_str("LOG_FORMAT", "plain")
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+LOGGING = build_logging(log_format=LOG_FORMAT, level=LOG_LEVEL)
+# One log record per request from RequestIdMiddleware (method, path, status, duration_ms);
+# off by default in development, where daphne's access log already shows each request.
+LOG_REQUESTS = env_bool("LOG_REQUESTS", default=LOG_FORMAT == "json")

@@ -17,6 +17,14 @@ ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
 # Hashing passwords properly is slow by design; tests do not need it.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
+# The in-process tests run database calls on threads that nobody closes; kept connections
+# would block dropping the test database (the live tests' processes keep theirs).
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+
+# One cache per test process, never shared with another run through Redis (the platform
+# processes of the live tests use Redis: tests/live_settings.py).
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 
 # The admin's special-hand table: a small simulation, cached outside the work tree.
