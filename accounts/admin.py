@@ -34,8 +34,14 @@ from shisanshui.csv_export import csv_text, streamed_csv
 class PlayerUserAdmin(UserAdmin):
     """Django's user admin, with a link to the user's wallet."""
 
-    readonly_fields = ("wallet_link",)
-    fieldsets = (*(UserAdmin.fieldsets or ()), (_("Coins"), {"fields": ("wallet_link",)}))
+    list_display = (*UserAdmin.list_display, "is_bot")
+    list_filter = (*UserAdmin.list_filter, "is_bot")
+    readonly_fields = ("wallet_link", "is_bot")
+    fieldsets = (
+        *(UserAdmin.fieldsets or ()),
+        (_("Coins"), {"fields": ("wallet_link",)}),
+        (_("Bot"), {"fields": ("is_bot",)}),
+    )
 
     @admin.display(description=_("Wallet"))
     def wallet_link(self, user: User) -> str:

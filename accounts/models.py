@@ -22,8 +22,15 @@ class User(AbstractUser):
     """A player or an operator.
 
     A custom user model from the first migration, so that fields can be added later without
-    rewriting every foreign key to the user table.
+    rewriting every foreign key to the user table. ``is_bot``: a bot player (games.bots),
+    seated and played by the platform; it has an unusable password and never logs in.
     """
+
+    is_bot = models.BooleanField(
+        _("bot"),
+        default=False,
+        help_text=_("A bot player, played by the platform; it cannot log in."),
+    )
 
 
 class AccountKind(models.TextChoices):

@@ -31,6 +31,10 @@ lobby seat (:class:`lobby.models.Seat`): the lobby decides who may sit where. Wh
 lets a player go (a ``left`` event: left between rounds, Ready timeout, or removed at
 settlement after an escape), the lobby seat is freed in the same transaction
 (:func:`lobby.services.seat_release`).
+
+Bot players (:mod:`games.bots`) use these same services. Two hooks in the common path: bots
+never stay at a table without people between rounds nor start a round among themselves
+(``lonely_bots_leave``), and on commit every bot given something to do gets its task.
 """
 
 from __future__ import annotations
@@ -121,11 +125,18 @@ def _cards(value: object, what: str) -> tuple[Card, ...]:
 def _run(*, table: Table, command: Command, now: float) -> Transition:
     """Apply ``command`` to the locked ``table``: deal if a round starts, save, log, settle,
     and on commit notify and schedule. Returns the whole transition (deal included)."""
+    from games import bots as bot_players  # games.bots imports this module
+
     before = TableState.from_dict(table.state)
     transition = command(before, now)
-    state, events = transition.state, list(transition.events)
-    if not events:
+    if not transition.events:
         return transition
+    bots = bot_players.bot_ids({s.player for s in (*before.seats, *transition.state.seats)})
+    if bots:
+        transition = bot_players.lonely_bots_leave(
+            before=before, transition=transition, command=command, bots=bots, now=now
+        )
+    state, events = transition.state, list(transition.events)
     if state.awaiting_deal:
         dealt = _deal(table=table, state=state, now=now)
         state, events = dealt.state, events + list(dealt.events)
@@ -156,6 +167,10 @@ def _run(*, table: Table, command: Command, now: float) -> Transition:
     timer = transition.timer
     if timer is not None:
         transaction.on_commit(lambda: _schedule(table_id, timer), robust=True)
+    due = bot_players.bot_tasks(before=before, after=state, bots=bots, now=now) if bots else []
+    if due:
+        version = state.version
+        transaction.on_commit(lambda: bot_players.schedule(table_id, version, due), robust=True)
     return transition
 
 

@@ -4,7 +4,11 @@
 re-checks phase, version and deadline under the table's lock, so a task that runs twice, late,
 or after the table moved on does nothing. ``sweep_deadlines`` runs every few seconds (Celery
 beat) and asks again for any deadline overdue by more than ``SWEEP_GRACE_SECONDS``, in case
-its task was lost.
+its task was lost, and nudges bot players whose task was lost (``games.bots.bots_nudge``).
+
+``bot_act`` is scheduled on commit, with a human-like countdown, for every bot player given
+something to do; ``games.bots.bot_act`` re-checks under the table's lock, so a duplicate or
+late task does nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from datetime import timedelta
 from celery import shared_task
 from django.utils import timezone
 
-from games import table_services
+from games import bots, table_services
 from games.models import Table
 
 logger = logging.getLogger(__name__)
@@ -27,6 +31,11 @@ SWEEP_BATCH = 100
 @shared_task(name="games.tasks.table_timeout", ignore_result=True)
 def table_timeout(table_id: int, version: int, phase: str) -> None:
     table_services.table_timeout(table_id=table_id, version=version, phase=phase)
+
+
+@shared_task(name="games.tasks.bot_act", ignore_result=True)
+def bot_act(table_id: int, user_id: int, version: int) -> None:
+    bots.bot_act(table_id=table_id, user_id=user_id, version=version)
 
 
 @shared_task(name="games.tasks.sweep_deadlines", ignore_result=True)
@@ -43,4 +52,8 @@ def sweep_deadlines() -> int:
             table_services.table_timeout(table_id=table_id, version=version, phase=phase)
         except Exception:
             logger.exception("sweeping the deadline of table %s failed", table_id)
+    try:
+        bots.bots_nudge()
+    except Exception:
+        logger.exception("nudging the bots failed")
     return len(overdue)

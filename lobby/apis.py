@@ -195,7 +195,8 @@ class RoomListApi(LobbyApi, ListAPIView):
     @extend_schema(
         summary="Create a room and sit in it",
         description=f"The name is 1 to {NAME_MAX_LENGTH} characters; base score 1 to "
-        f"{MAX_BASE_SCORE:,}; 2, 3 or 4 seats. A private room gets a code, returned here.",
+        f"{MAX_BASE_SCORE:,}; 2, 3 or 4 seats; 0 to seats - 1 bots. A private room gets a "
+        "code, returned here.",
         request=RoomCreateInput,
         responses={201: RoomSerializer, **_errors(400, 403, 409)},
     )
@@ -257,7 +258,8 @@ class QuickJoinApi(LobbyApi):
 
     @extend_schema(
         summary="Sit at the first public table of this kind with a free seat (or open one)",
-        description="Uses the default rules.",
+        description="Uses the default rules. With `with_bots`, always opens a new room whose "
+        "other seats bots take.",
         request=QuickJoinInput,
         responses={200: SeatSerializer, **_errors(400, 403, 409)},
     )

@@ -55,6 +55,11 @@ class InvalidBaseScore(LobbyError):
     template = _("The base score must be a whole number from 1 to %(max)s, not %(base_score)s.")
 
 
+class InvalidBotCount(LobbyError):
+    code = "invalid_bot_count"
+    template = _("A room of %(seats)s seats takes 0 to %(max)s bots, not %(bots)s.")
+
+
 class InvalidRules(LobbyError):
     code = "invalid_rules"
     template = _("That rule configuration cannot be used for a room.")

@@ -41,6 +41,18 @@ class RoomCreateForm(forms.Form):
     )
     seats = forms.TypedChoiceField(label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4)
     private = forms.BooleanField(label=_("Private (joined with a code)"), required=False)
+    bots = forms.IntegerField(
+        label=_("Bots"),
+        required=False,
+        initial=0,
+        help_text=_("Bot players that take the other seats, so you can play alone."),
+        widget=forms.NumberInput(attrs={"min": 0, "max": max(SEAT_COUNTS) - 1}),
+    )
+
+    def clean_bots(self) -> int:
+        """An empty field means no bots; the service checks the number against the seats."""
+        bots = self.cleaned_data.get("bots")
+        return 0 if bots is None else bots
 
 
 class RoomJoinForm(forms.Form):
@@ -62,6 +74,7 @@ class QuickJoinForm(forms.Form):
         widget=forms.NumberInput(attrs={"min": 1, "max": MAX_BASE_SCORE}),
     )
     seats = forms.TypedChoiceField(label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4)
+    with_bots = forms.BooleanField(label=_("Play against bots"), required=False)
 
 
 class RoomRefForm(forms.Form):

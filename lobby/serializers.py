@@ -21,6 +21,11 @@ class RoomCreateInput(serializers.Serializer):
         allow_null=True,
         help_text="A rule configuration's id; the default rules when omitted.",
     )
+    bots = serializers.IntegerField(
+        default=0,
+        help_text="Bot players seated beside you: 0 to seats - 1 (they play through the same "
+        "services, with human-like delays, and leave when the last person leaves).",
+    )
 
 
 class RoomJoinInput(serializers.Serializer):
@@ -36,6 +41,10 @@ class JoinByCodeInput(serializers.Serializer):
 class QuickJoinInput(serializers.Serializer):
     base_score = serializers.IntegerField(help_text=f"1 to {MAX_BASE_SCORE:,}.")
     seats = serializers.IntegerField(help_text="2, 3 or 4.")
+    with_bots = serializers.BooleanField(
+        default=False,
+        help_text="Open a new quick room and fill its other seats with bots, to play now.",
+    )
 
 
 class RoomFilterInput(serializers.Serializer):

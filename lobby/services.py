@@ -11,8 +11,9 @@ Each runs in one database transaction, check -> lock -> write -> notify:
 Rules that the text of the issue left open, decided here:
 - a room's entry minimum is fixed when it is created (from its rule configuration, at its base
   score); a later edit of the configuration applies to new rooms;
-- when the owner leaves, ownership passes to the player seated longest (earliest `joined_at`,
-  then the lowest seat id); a room nobody sits in keeps its owner, who may close it;
+- when the owner leaves, ownership passes to the person seated longest (earliest `joined_at`,
+  then the lowest seat id; never to a bot); a room nobody sits in keeps its owner, who may
+  close it;
 - quick-join takes the oldest public open room using the default rules at that base score and
   seat count that has a free seat the player can afford, and otherwise creates one; quick-joins
   for the same table kind are serialized (on PostgreSQL) so that two players arriving together
@@ -48,6 +49,7 @@ from lobby.errors import (
     AlreadySeated,
     InsufficientCoins,
     InvalidBaseScore,
+    InvalidBotCount,
     InvalidRoomName,
     InvalidRules,
     InvalidSeatCount,
@@ -113,6 +115,13 @@ def _checked_base_score(base_score: object) -> int:
     ):
         raise InvalidBaseScore(base_score=base_score, max=coins(MAX_BASE_SCORE))
     return base_score
+
+
+def _checked_bots(bots: object, *, seats: int) -> int:
+    """Bots to seat beside the player: 0 to seats - 1 (one seat is the player's)."""
+    if isinstance(bots, bool) or not isinstance(bots, int) or not 0 <= bots < seats:
+        raise InvalidBotCount(bots=bots, seats=seats, max=seats - 1)
+    return bots
 
 
 def normalized_code(code: object) -> str:
@@ -247,14 +256,17 @@ def room_create(
     seats: int,
     private: bool = False,
     rules: RuleConfiguration | None = None,
+    bots: int = 0,
 ) -> Room:
     """Open a room and seat its creator at position 0; `rules` defaults to the default rules.
 
-    The creator must not be seated elsewhere and must have the room's entry minimum.
+    The creator must not be seated elsewhere and must have the room's entry minimum. `bots`
+    (0 to seats - 1) bot players take the next seats (`games.bots.bots_fill`).
     """
     name = _checked_name(name)
     base_score = _checked_base_score(base_score)
     seats = _checked_seats(seats)
+    bots = _checked_bots(bots, seats=seats)
     rules = rules if rules is not None else _default_rules()
     needed = entry_minimum(rules=rules, base_score=base_score)
     _check_not_seated(user=owner)
@@ -264,8 +276,11 @@ def room_create(
         owner=owner, name=name, rules=rules, base_score=base_score, seats=seats, private=private
     )
     _sit(room=room, user=owner, position=0)
-
     _notify(event=ROOM_CREATED, room=room)
+    if bots:
+        from games.bots import bots_fill  # games.bots seats bots through this module
+
+        bots_fill(room=room, count=bots)
     return room
 
 
@@ -314,14 +329,34 @@ def room_join_by_code(*, user: User, code: str) -> Seat:
 
 
 @transaction.atomic
-def room_quick_join(*, user: User, base_score: int, seats: int) -> Seat:
+def room_quick_join(*, user: User, base_score: int, seats: int, with_bots: bool = False) -> Seat:
     """Sit at the first public open room with the default rules, this base score and seat count
-    that has a free seat; open one (owned by the player) when there is none."""
+    that has a free seat; open one (owned by the player) when there is none.
+
+    `with_bots`: play now, against bots. The player always opens a new quick room and bots
+    take its other seats; bots are never added to a table where other people sit, who did not
+    ask for them.
+    """
     base_score = _checked_base_score(base_score)
     seats = _checked_seats(seats)
+    if not isinstance(with_bots, bool):
+        raise InvalidBotCount(bots=with_bots, seats=seats, max=seats - 1)
     rules = _default_rules()
     _check_not_seated(user=user)
     balance = wallet_balance(user=user)
+    if with_bots:
+        needed = entry_minimum(rules=rules, base_score=base_score)
+        if balance < needed:
+            raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
+        room = room_create(
+            owner=user,
+            name=QUICK_JOIN_ROOM_NAME,
+            base_score=base_score,
+            seats=seats,
+            rules=rules,
+            bots=seats - 1,
+        )
+        return Seat.objects.get(room=room, user=user)
 
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
@@ -392,15 +427,17 @@ def seat_release(*, room: Room, user_id: int) -> None:
     """Free the player's seat in the room (the table has let the player go), pass ownership
     on if needed and tell the lobby on commit. Nothing happens when the seat is gone already.
 
-    If the player owned the room, ownership passes to the player seated longest; an empty
-    room stays open with its owner.
+    If the player owned the room, ownership passes to the person (not bot) seated longest;
+    otherwise the room stays open with its owner.
     """
     room = Room.objects.select_for_update().get(pk=room.pk)
     deleted, _ = Seat.objects.filter(room=room, user_id=user_id).delete()
     if not deleted:
         return
     if room.owner_id == user_id:
-        heir = Seat.objects.filter(room=room).order_by("joined_at", "id").first()
+        heir = (
+            Seat.objects.filter(room=room, user__is_bot=False).order_by("joined_at", "id").first()
+        )
         if heir is not None:
             room.owner_id = heir.user_id
     _touch(room=room)

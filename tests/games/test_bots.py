@@ -1,0 +1,502 @@
+"""Bot players (games.bots): seated and funded through the lobby and the ledger, playing through
+the table's own services.
+
+Transactional tests, so that ``on_commit`` fires: timers and bot tasks are recorded, never
+run; the tests call :func:`games.bots.bot_act` themselves, as the task would. The clock is
+``table_services._now`` (an hour in the past, moved by hand) and the shuffle is seeded.
+``BOT_DELAY_SCALE`` is 0 unless a test checks the delays.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth import authenticate
+from django.db.models import Sum
+from django.utils import timezone
+
+from accounts.models import Account, Transaction, TransactionKind, User
+from accounts.selectors import ledger_audit, wallet_balance
+from games import bots, table_services, tasks
+from games.models import Round, RoundPlayer, RuleConfiguration, Table
+from games.rules.cards import parse_cards
+from games.rules.config import DEFAULT_CONFIG, RuleConfig
+from games.table import machine
+from games.table.state import Phase, SeatState, TableState
+from lobby.errors import InvalidBotCount, LobbyError
+from lobby.models import Room, Seat
+from lobby.services import room_close, room_create, room_join, room_leave, room_quick_join
+from tests.games.table_helpers import (
+    FAST_RULES,
+    fast_rules,
+    make_player,
+    settlements_of,
+    state_of,
+    table_id,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SEED = 11
+
+
+@dataclass
+class World:
+    clock: float
+    timers: list[dict[str, Any]] = field(default_factory=list)
+    bot_tasks: list[dict[str, Any]] = field(default_factory=list)
+
+
+@pytest.fixture
+def world(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[World]:
+    settings.BOT_DELAY_SCALE = 0
+    w = World(clock=time.time() - 3600)
+    monkeypatch.setattr(table_services, "_now", lambda: w.clock)
+    monkeypatch.setattr(table_services, "_send", lambda table_id, message: None)
+    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kw: w.timers.append(kw))
+    monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kw: w.bot_tasks.append(kw))
+    rng = random.Random(SEED)
+    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
+    yield w
+
+
+def total_coins() -> int:
+    return Account.objects.aggregate(total=Sum("balance"))["total"] or 0
+
+
+def bots_in(room: Room) -> list[User]:
+    return list(
+        User.objects.filter(is_bot=True, pk__in=Seat.objects.filter(room=room).values("user"))
+    )
+
+
+def bot_players(room: Room) -> set[str]:
+    state = state_of(room)
+    return bots.bot_ids(s.player for s in state.seats)
+
+
+def drive_bots(room: Room) -> int:
+    """Let every bot do what it has to do, as its task would, until none has anything left;
+    returns how many actions they took."""
+    acted = 0
+    for _ in range(20):
+        state = state_of(room)
+        ids = bot_players(room)
+        pending = [p for p in sorted(ids) if bots.bot_action(state, player=p, bots=ids)]
+        if not pending:
+            return acted
+        for player in pending:
+            result = bots.bot_act(
+                table_id=table_id(room), user_id=int(player), version=state_of(room).version
+            )
+            acted += result is not None
+    raise AssertionError("the bots never ran out of things to do")
+
+
+def timeout(world: World, room: Room) -> None:
+    """Move the clock to the table's deadline and let its timeout act."""
+    state = state_of(room)
+    assert state.deadline is not None
+    world.clock = state.deadline
+    table_services.table_timeout(
+        table_id=table_id(room), version=state.version, phase=state.phase.value
+    )
+
+
+def submit_best(room: Room, user: User) -> None:
+    from games.rules.arrange import best_arrangement
+    from games.rules.cards import format_cards
+
+    state = state_of(room)
+    seat = state.seat_of(str(user.pk))
+    assert seat is not None and seat.hand is not None
+    if seat.choosing:
+        table_services.table_choose_special(user=user, room=room, play_special=False)
+    best = best_arrangement(seat.hand, state.config)
+    table_services.table_submit(
+        user=user,
+        room=room,
+        front=format_cards(best.front),
+        middle=format_cards(best.middle),
+        back=format_cards(best.back),
+    )
+
+
+def bot_room(human: User, *, seats: int = 4, count: int | None = None) -> Room:
+    return room_create(
+        owner=human,
+        name="Bots",
+        base_score=10,
+        seats=seats,
+        rules=RuleConfiguration.objects.filter(name="Fast (tests)").first() or fast_rules(),
+        bots=seats - 1 if count is None else count,
+    )
+
+
+def grants() -> list[Transaction]:
+    return list(Transaction.objects.filter(kind=TransactionKind.GRANT).order_by("pk"))
+
+
+# Seating and funding.
+
+
+def test_bots_take_the_seats_at_the_table_funded_from_the_mint(world: World) -> None:
+    alice = make_player("alice")
+    signup_grants = len(grants())
+
+    room = bot_room(alice)
+
+    seated = bots_in(room)
+    assert len(seated) == 3
+    assert Seat.objects.filter(room=room).count() == 4
+    state = state_of(room)
+    assert {s.player for s in state.seats} == {str(u.pk) for u in [alice, *seated]}
+    assert all(s.connected for s in state.seats)
+    new_grants = grants()[signup_grants:]
+    assert len(new_grants) == 3
+    for bot in seated:
+        assert bot.username.startswith("bot-") and bot.first_name.startswith("机器人 Bot")
+        assert not bot.has_usable_password()
+        assert authenticate(username=bot.username, password="") is None
+        assert wallet_balance(user=bot) == room.entry_minimum
+    for posted in new_grants:
+        assert posted.reason and posted.reference == f"room:{room.pk}"
+        assert sorted(posted.entries.values_list("amount", flat=True)) == [
+            -room.entry_minimum,
+            room.entry_minimum,
+        ]
+    assert ledger_audit().ok
+    assert total_coins() == 0
+    assert room.owner_id == alice.pk
+    assert world.bot_tasks == []  # nobody pressed Ready: the bots have nothing to do
+
+
+def test_idle_bots_are_reused_and_funded_only_when_short(world: World) -> None:
+    alice, bob = make_player("alice"), make_player("bob")
+    first = bot_room(alice, seats=3)
+    first_bots = {u.pk for u in bots_in(first)}
+    room_leave(user=alice)
+    assert bots_in(first) == []
+    grants_before = len(grants())
+
+    second = bot_room(bob, seats=3)
+
+    assert {u.pk for u in bots_in(second)} == first_bots
+    assert User.objects.filter(is_bot=True).count() == 2
+    assert len(grants()) == grants_before  # they still hold the entry minimum
+    assert ledger_audit().ok and total_coins() == 0
+
+
+def test_bots_never_sit_without_a_person(world: World) -> None:
+    alice = make_player("alice")
+    room = bot_room(alice, seats=3, count=0)
+    room_leave(user=alice)
+
+    assert bots.bots_fill(room=room, count=2) == []
+    assert Seat.objects.filter(room=room).count() == 0
+    assert not User.objects.filter(is_bot=True).exists()
+
+
+@pytest.mark.parametrize("value", [4, 5, -1, "2", 1.0, True, None])
+def test_a_bad_bot_count_is_refused_and_changes_nothing(world: World, value: Any) -> None:
+    alice = make_player("alice")
+    counts = (Room.objects.count(), Seat.objects.count(), Transaction.objects.count())
+
+    with pytest.raises(InvalidBotCount) as refused:
+        room_create(owner=alice, name="Bad", base_score=10, seats=4, bots=value)
+
+    assert refused.value.code == "invalid_bot_count" and refused.value.status == 400
+    assert "0" in refused.value.message and "3" in refused.value.message
+    assert (Room.objects.count(), Seat.objects.count(), Transaction.objects.count()) == counts
+    assert not User.objects.filter(is_bot=True).exists()
+
+
+def test_quick_join_with_bots_opens_a_table_full_of_bots(world: World) -> None:
+    alice, bob = make_player("alice"), make_player("bob")
+    fast_rules()  # the default rules exist
+    waiting = room_quick_join(user=bob, base_score=10, seats=3).room
+
+    seat = room_quick_join(user=alice, base_score=10, seats=3, with_bots=True)
+
+    assert seat.room_id != waiting.pk and seat.position == 0
+    assert len(bots_in(seat.room)) == 2 and Seat.objects.filter(room=seat.room).count() == 3
+    assert bots_in(waiting) == []
+    assert not seat.room.is_private and seat.room.owner_id == alice.pk
+
+
+def test_quick_join_refuses_a_non_boolean_with_bots(world: World) -> None:
+    alice = make_player("alice")
+    fast_rules()
+    with pytest.raises(LobbyError):
+        room_quick_join(user=alice, base_score=10, seats=3, with_bots="yes")  # type: ignore[arg-type]
+    assert not Seat.objects.exists()
+
+
+# Playing.
+
+
+def test_bots_press_ready_only_once_every_person_has(world: World, settings: Any) -> None:
+    settings.BOT_DELAY_SCALE = 1.0
+    alice = make_player("alice")
+    room = bot_room(alice, seats=3)
+
+    assert drive_bots(room) == 0
+    assert state_of(room).phase is Phase.WAITING
+
+    table_services.table_ready(user=alice, room=room)
+
+    assert len(world.bot_tasks) == 2
+    state = state_of(room)
+    for task in world.bot_tasks:
+        table, user_id, version = task["args"]
+        assert (table, version) == (table_id(room), state.version)
+        assert User.objects.get(pk=user_id).is_bot
+        assert 1.0 <= task["countdown"] <= 3.0
+    assert drive_bots(room) == 2
+    assert state_of(room).phase is Phase.DEALING
+
+
+def test_one_person_and_three_bots_play_a_round_that_settles_once(world: World) -> None:
+    alice = make_player("alice")
+    room = bot_room(alice)
+    seated = bots_in(room)
+    before = {u.pk: wallet_balance(user=u) for u in [alice, *seated]}
+
+    table_services.table_ready(user=alice, room=room)
+    drive_bots(room)
+    assert state_of(room).phase is Phase.DEALING
+    timeout(world, room)  # the deal is over
+    assert state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING)
+    drive_bots(room)
+    submit_best(room, alice)
+    drive_bots(room)
+    assert state_of(room).phase is Phase.COMPARING
+    timeout(world, room)  # the comparison is over
+
+    rounds = list(Round.objects.filter(table__room=room))
+    assert len(rounds) == 1 and rounds[0].settled_at is not None
+    round_ = rounds[0]
+    assert all(row.auto == "" for row in RoundPlayer.objects.filter(round=round_))
+    net = {int(p["id"]): p["delta"] + p["penalty"] for p in round_.result["players"]}
+    assert sum(net.values()) == 0
+    assert len(settlements_of(round_.pk)) == (1 if any(net.values()) else 0)
+    for user_id, balance in before.items():
+        assert wallet_balance(user=User.objects.get(pk=user_id)) == balance + net[user_id]
+    assert ledger_audit().ok and total_coins() == 0
+    state = state_of(room)
+    assert state.phase is Phase.SETTLED and len(state.seats) == 4
+    # Settled: the bots wait for the person again.
+    assert drive_bots(room) == 0
+
+
+def test_bot_tasks_are_scheduled_well_before_the_deadlines(world: World, settings: Any) -> None:
+    settings.BOT_DELAY_SCALE = 1.0
+    alice = make_player("alice")
+    room = bot_room(alice)
+    table_services.table_ready(user=alice, room=room)
+    drive_bots(room)
+    world.bot_tasks.clear()
+
+    timeout(world, room)
+
+    state = state_of(room)
+    assert state.arrange_deadline is not None
+    assert len(world.bot_tasks) == 3
+    for task in world.bot_tasks:
+        countdown = task["countdown"]
+        assert 0 < countdown <= (state.arrange_deadline - world.clock) / 2
+        seat = state.seat_of(str(task["args"][1]))
+        assert seat is not None
+        if seat.choosing:
+            assert countdown <= 2.0
+        elif state.arrange_deadline - world.clock >= 16:
+            assert 3.0 <= countdown <= 8.0
+
+
+def test_duplicate_late_and_foreign_bot_tasks_do_nothing(world: World) -> None:
+    alice = make_player("alice")
+    room = bot_room(alice, seats=2)
+    (bot,) = bots_in(room)
+    tid = table_id(room)
+    table_services.table_ready(user=alice, room=room)
+    ready_version = state_of(room).version
+    assert bots.bot_act(table_id=tid, user_id=bot.pk, version=ready_version) is not None
+    assert bots.bot_act(table_id=tid, user_id=bot.pk, version=ready_version) is None  # twice
+    timeout(world, room)
+    state = state_of(room)
+    assert state.phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING)
+
+    # Late: scheduled before the round started, it must not play the new round's hand.
+    assert bots.bot_act(table_id=tid, user_id=bot.pk, version=ready_version) is None
+    # Not a bot, no such table, a version from the future: nothing.
+    assert bots.bot_act(table_id=tid, user_id=alice.pk, version=state.version) is None
+    assert bots.bot_act(table_id=tid + 999, user_id=bot.pk, version=state.version) is None
+    assert bots.bot_act(table_id=tid, user_id=bot.pk, version=state.version + 5) is None
+    assert state_of(room).version == state.version
+
+    assert drive_bots(room) >= 1
+    done = state_of(room)
+    assert bots.bot_act(table_id=tid, user_id=bot.pk, version=done.version) is None
+    assert state_of(room).version == done.version
+
+
+# Leaving.
+
+
+def test_bots_leave_with_the_last_person_and_free_the_room(world: World) -> None:
+    alice = make_player("alice")
+    room = bot_room(alice)
+
+    room_leave(user=alice)
+
+    assert Seat.objects.filter(room=room).count() == 0
+    assert state_of(room).seats == ()
+    room.refresh_from_db()
+    assert room.owner_id == alice.pk  # never handed to a bot
+    room_close(user=alice, room_id=room.pk)
+    assert not Round.objects.exists()
+
+
+def test_bots_wait_for_every_person_at_the_table(world: World) -> None:
+    alice, bob = make_player("alice"), make_player("bob")
+    room = bot_room(alice, seats=4, count=2)
+    room_join(user=bob, room_id=room.pk)
+
+    table_services.table_ready(user=alice, room=room)
+    assert drive_bots(room) == 0  # Bob has not pressed Ready
+    table_services.table_ready(user=bob, room=room)
+    assert drive_bots(room) == 2
+
+    assert state_of(room).phase is Phase.DEALING
+    assert len(state_of(room).round_seats) == 4
+
+
+def test_bots_alone_never_start_a_round_even_when_they_pressed_ready(world: World) -> None:
+    alice = make_player("alice")
+    room = bot_room(alice, seats=3)
+    for bot in bots_in(room):  # as if a bot had pressed Ready before its person
+        table_services.table_ready(user=bot, room=room)
+    assert state_of(room).phase is Phase.WAITING
+
+    room_leave(user=alice)  # the table would start a round of the two ready bots
+
+    assert not Round.objects.exists()
+    assert Seat.objects.filter(room=room).count() == 0
+    assert state_of(room).seats == () and state_of(room).phase is Phase.WAITING
+
+
+def test_the_leaving_bots_go_ready_first_so_no_round_starts_on_the_way() -> None:
+    config = RuleConfig.from_dict(FAST_RULES, base=DEFAULT_CONFIG)
+    before = TableState(
+        capacity=4,
+        config=config,
+        seats=(
+            SeatState("1", 0, ready=True),
+            SeatState("2", 1, ready=False, ready_deadline=50.0),
+            SeatState("3", 2, ready=True),
+            SeatState("9", 3, ready=False, ready_deadline=50.0),
+        ),
+    )
+    ids = {"1", "2", "3"}
+
+    def command(state: TableState, now: float) -> Any:
+        return machine.leave(state, position=3, now=now)
+
+    plain = command(before, 10.0)
+    fixed = bots.lonely_bots_leave(
+        before=before, transition=plain, command=command, bots=ids, now=10.0
+    )
+
+    assert fixed.state.seats == () and fixed.state.phase is Phase.WAITING
+    assert [e.type for e in fixed.events].count("left") == 4
+    assert "round_start" not in [e.type for e in fixed.events]
+
+
+def test_a_ready_timeout_of_the_last_person_takes_the_bots_away(world: World) -> None:
+    alice = make_player("alice")
+    room = bot_room(alice)
+
+    timeout(world, room)  # Alice never pressed Ready
+
+    assert Seat.objects.filter(room=room).count() == 0
+    assert state_of(room).seats == ()
+    assert not Round.objects.exists()
+
+
+def test_when_the_last_person_escapes_the_bots_finish_the_round_then_leave(
+    world: World,
+) -> None:
+    alice = make_player("alice")
+    room = bot_room(alice, seats=3)
+    seated = bots_in(room)
+    table_services.table_ready(user=alice, room=room)
+    drive_bots(room)
+    timeout(world, room)
+
+    room_leave(user=alice)  # an escape: her hand is played for her
+    drive_bots(room)
+    assert state_of(room).phase is Phase.COMPARING
+    timeout(world, room)
+
+    round_ = Round.objects.get(table__room=room)
+    assert round_.settled_at is not None
+    rows = {row.user_id: row for row in RoundPlayer.objects.filter(round=round_)}
+    assert rows[alice.pk].escaped and rows[alice.pk].penalty > 0
+    assert all(not rows[b.pk].escaped and rows[b.pk].auto == "" for b in seated)
+    assert Seat.objects.filter(room=room).count() == 0
+    assert state_of(room).seats == ()
+    assert ledger_audit().ok and total_coins() == 0
+
+
+# Details.
+
+
+def test_the_sweeper_nudges_a_bot_whose_task_was_lost(world: World) -> None:
+    alice = make_player("alice")
+    room = bot_room(alice, seats=2)
+    table_services.table_ready(user=alice, room=room)
+    assert state_of(room).phase is Phase.WAITING  # the bot's task is "lost"
+    Table.objects.filter(room=room).update(updated_at=timezone.now() - timedelta(minutes=1))
+
+    tasks.sweep_deadlines()
+
+    assert state_of(room).phase is Phase.DEALING
+
+
+def _special_state(hand: str, special: str, config: RuleConfig) -> TableState:
+    seat = SeatState(
+        "1", 0, in_round=True, hand=parse_cards(hand.split(), count=13), special=special
+    )
+    return TableState(capacity=4, config=config, phase=Phase.SPECIAL_CHOICE, seats=(seat,))
+
+
+def test_a_bot_plays_its_special_unless_arranging_is_expected_to_win_more() -> None:
+    dragon = "AS KH QD JC TS 9H 8D 7C 6S 5H 4D 3C 2S"
+    assert bots.plays_special(_special_state(dragon, "dragon", DEFAULT_CONFIG), player="1")
+
+    pairs = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
+    worthless = RuleConfig.from_dict({"specials": {"six_pairs": {"water": 0}}}, base=DEFAULT_CONFIG)
+    assert not bots.plays_special(_special_state(pairs, "six_pairs", worthless), player="1")
+
+
+def test_bot_delays_follow_the_scale_and_the_deadline(settings: Any) -> None:
+    state = TableState(
+        capacity=2,
+        config=RuleConfig.from_dict(FAST_RULES, base=DEFAULT_CONFIG),
+        phase=Phase.ARRANGING,
+        deadline=1000.0,
+        arrange_deadline=1000.0,
+        seats=(SeatState("1", 0, ready_deadline=2000.0),),
+    )
+    settings.BOT_DELAY_SCALE = 1.0
+    assert 3.0 <= bots.bot_delay(state, player="1", action=bots.ARRANGE, now=900.0) <= 8.0
+    assert bots.bot_delay(state, player="1", action=bots.ARRANGE, now=996.0) <= 2.0
+    assert 1.0 <= bots.bot_delay(state, player="1", action=bots.READY, now=900.0) <= 3.0
+    settings.BOT_DELAY_SCALE = 0
+    assert bots.bot_delay(state, player="1", action=bots.ARRANGE, now=900.0) == 0
