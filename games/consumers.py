@@ -8,9 +8,20 @@ as {"type": "events", "events": [{version, type, payload}, ...]}, filtered for t
 seat (never another seat's private event).
 
 The consumer holds no rules and no ORM: it parses, calls a service of
-games.table_services through database_sync_to_async and sends; the services send the events
+games.table_services on a worker thread and sends; the services send the events
 to the table's group after commit. A retried action (same `id`) is applied once: its reply is
 kept in the cache for ACTION_REPLY_SECONDS and answered again.
+
+Services run on a pool of SERVICE_THREADS threads (each keeps its own database connection),
+not on the single thread that database_sync_to_async shares by default: an action mostly
+waits for PostgreSQL, and on one thread every connection's action would wait behind all the
+others (docs/load-and-faults.md). The services' row locks keep one table's commands in order.
+
+Every group message holds all the table's new events, so each consumer sees every version:
+when a batch skips versions (a batch published late by another process, or lost while Redis
+restarted), the consumer reads what this seat missed from the table's log before passing on
+the batch, and drops events it already sent. Its client then never misses an event, even
+though clients ignore versions they have passed.
 """
 
 from __future__ import annotations
@@ -21,10 +32,12 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.core.cache import cache
 from django.utils import translation
 
@@ -33,7 +46,7 @@ from games import table_services
 from games.table.errors import TableError
 from games.table.events import Event
 from games.table.views import events_for
-from lobby.consumers import scope_language
+from lobby.consumers import SocketClosed, scope_language
 from lobby.errors import LobbyError, MalformedMessage, MessageTooLarge, UnknownMessageType
 
 logger = logging.getLogger(__name__)
@@ -44,6 +57,17 @@ FLOOD_MESSAGES = 20
 FLOOD_SECONDS = 1.0
 ACTION_REPLY_SECONDS = 600
 MAX_ID_CHARS = 64
+
+SERVICE_THREADS = ThreadPoolExecutor(
+    max_workers=settings.TABLE_SERVICE_THREADS, thread_name_prefix="table"
+)
+T = TypeVar("T")
+
+
+def off_thread(func: Callable[..., T]) -> Callable[..., Any]:
+    """``func`` made awaitable on the service threads (connections cleaned up around it)."""
+    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=SERVICE_THREADS)
+
 
 CLOSE_LEFT = 4000  # the player is no longer at this table
 CLOSE_UNAUTHENTICATED = 4401
@@ -136,15 +160,31 @@ ACTIONS: dict[str, Callable[[dict[str, Any]], tuple[Service, dict[str, Any]]]] =
 }
 
 
-@database_sync_to_async
+@off_thread
 def _run(service: Service, **kwargs: Any) -> None:
     service(**kwargs)
+
+
+@off_thread
+def _act_once(key: str, reply: dict[str, Any], service: Service, **kwargs: Any) -> dict[str, Any]:
+    """The stored reply of an action already applied under ``key``; otherwise apply it and
+    store ``reply``. One trip to the database thread (daphne runs them all on one thread, so
+    every trip to the database waits for a thread)."""
+    stored = cache.get(key)
+    if stored is not None:
+        return dict(stored)
+    service(**kwargs)
+    cache.set(key, reply, ACTION_REPLY_SECONDS)
+    return reply
 
 
 class TableConsumer(AsyncWebsocketConsumer):
     """A seated player's connection to the table of one room."""
 
     seat: table_services.TableSeat | None = None
+    # The last table version this connection has passed on (events or a welcome); None until
+    # the client's hello.
+    version: int | None = None
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -155,9 +195,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.language = scope_language(self.scope)
         self.recent: deque[float] = deque()
         room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
-        self.seat = await database_sync_to_async(table_services.table_seat_for)(
-            user=user, room_id=room_id
-        )
+        self.seat = await off_thread(table_services.table_seat_for)(user=user, room_id=room_id)
         if self.seat is None:
             await self.close(code=CLOSE_NOT_SEATED)
             return
@@ -219,16 +257,22 @@ class TableConsumer(AsyncWebsocketConsumer):
             since = message.get("since")
             if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
                 raise BadField("since", "a version (an integer) or null")
-            view = await database_sync_to_async(table_services.table_resync)(
-                table_id=seat.table_id, position=seat.position, since=since
-            )
-            await self.send_json(
-                {"type": "welcome", "id": request_id, "position": seat.position, **view}
-            )
+            await self.welcome(request_id, since)
         elif kind in ACTIONS:
             await self.act(kind, message, request_id)
         else:
             raise UnknownMessageType(type=json.dumps(kind[:40], ensure_ascii=False))
+
+    async def welcome(self, request_id: str | int | None, since: int | None) -> None:
+        """What the client missed since ``since``: events, or a snapshot."""
+        assert self.seat is not None
+        view = await off_thread(table_services.table_resync)(
+            table_id=self.seat.table_id, position=self.seat.position, since=since
+        )
+        self.version = int(view["version"])
+        await self.send_json(
+            {"type": "welcome", "id": request_id, "position": self.seat.position, **view}
+        )
 
     async def act(self, kind: str, message: dict[str, Any], request_id: str | int | None) -> None:
         """Apply an action once per client id; a retry gets the stored reply again."""
@@ -236,22 +280,27 @@ class TableConsumer(AsyncWebsocketConsumer):
         if request_id is None:
             raise BadField("id", f"a string of 1 to {MAX_ID_CHARS} characters or an integer")
         key = f"table-action:{self.seat.table_id}:{self.user.pk}:{json.dumps(request_id)}"
-        stored = await database_sync_to_async(cache.get)(key)
-        if stored is not None:
-            await self.send_json(stored)
-            return
         service, fields = ACTIONS[kind](message)
-        await _run(service, user=self.user, room=self.seat.room, **fields)
         reply = {"type": "ok", "id": request_id, "action": kind}
-        await database_sync_to_async(cache.set)(key, reply, ACTION_REPLY_SECONDS)
-        await self.send_json(reply)
+        await self.send_json(
+            await _act_once(key, reply, service, user=self.user, room=self.seat.room, **fields)
+        )
 
     async def table_events(self, message: dict[str, Any]) -> None:
         """Events from the services (group ``table.<pk>``): pass on those this seat may see."""
         if self.seat is None:
             return
         position = self.seat.position
-        events = events_for((Event.from_dict(e) for e in message["events"]), position)
+        batch = [Event.from_dict(e) for e in message["events"]]
+        if self.version is not None and batch:
+            if batch[0].version > self.version + 1:
+                # Versions in between never reached this connection: read them from the log
+                # (the batch is committed, so it comes too) before going on.
+                await self.welcome(None, self.version)
+            batch = [e for e in batch if e.version > self.version]
+            if batch:
+                self.version = batch[-1].version
+        events = events_for(batch, position)
         if events:
             await self.send_json({"type": "events", "events": [e.message() for e in events]})
         if any(e.type == "left" and e.payload.get("position") == position for e in events):
@@ -263,4 +312,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "id": request_id, "error": error})
 
     async def send_json(self, content: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(content, ensure_ascii=False))
+        # The client may have just closed the socket; the consumer must live on to run
+        # disconnect(), which marks the player disconnected (hosted) at the table.
+        with contextlib.suppress(SocketClosed):
+            await self.send(text_data=json.dumps(content, ensure_ascii=False))

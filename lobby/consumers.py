@@ -15,6 +15,7 @@ The consumer holds no rules: it parses, calls a service through database_sync_to
 sends; the services send the events, after commit.
 """
 
+import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -50,6 +51,16 @@ from lobby.services import (
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 4096
+
+# A frame sent just as the client closes the socket: daphne raises this (autobahn's) before the
+# consumer gets the disconnect message. Sending is then pointless, but the consumer must live
+# on, or its disconnect() never runs (the player would stay "connected" at the table).
+try:
+    from autobahn.exception import Disconnected as SocketClosed
+except ImportError:  # another ASGI server
+
+    class SocketClosed(Exception):  # type: ignore[no-redef]
+        """Never raised."""
 
 
 def scope_language(scope: dict[str, Any]) -> str:
@@ -223,4 +234,5 @@ class LobbyConsumer(AsyncWebsocketConsumer):
         await self.send_json({"type": event["event"], "room": event["room"]})
 
     async def send_json(self, content: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(content, ensure_ascii=False))
+        with contextlib.suppress(SocketClosed):  # the client has just gone: see SocketClosed
+            await self.send(text_data=json.dumps(content, ensure_ascii=False))

@@ -1,1 +1,68 @@
 """Fixtures shared by the whole suite (pytest-django provides client, db, admin_user ...)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live_server import LivePlatform, database_url_of
+
+ROOT = Path(__file__).resolve().parents[1]
+# Screenshots and logs of the live tests, kept as artifacts (gitignored).
+TEST_OUTPUT = ROOT / "test-output"
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Keep each phase's report on the item, so fixtures can tell whether the test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+def output_dir_for(node: pytest.Item) -> Path:
+    """test-output/<test name>/, emptied for this run."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", node.nodeid.split("::", 1)[-1])[:120]
+    directory = TEST_OUTPUT / name
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    return directory
+
+
+@pytest.fixture
+def test_output(request: pytest.FixtureRequest) -> Path:
+    """A folder for this test's artifacts (screenshots), under test-output/."""
+    return output_dir_for(request.node)
+
+
+@pytest.fixture
+def live_platform(
+    request: pytest.FixtureRequest, transactional_db: None, test_output: Path
+) -> Iterator[LivePlatform]:
+    """Redis, daphne and a Celery worker with beat, on the test database (see live_server).
+
+    Their logs are copied to the test's output folder, and printed when the test failed.
+    """
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the platform's processes need the PostgreSQL test database")
+    extra_env = getattr(request, "param", None) or {}
+    platform = LivePlatform(database_url_of(connection.settings_dict), extra_env=extra_env)
+    platform.start()
+    try:
+        yield platform
+    finally:
+        platform.stop()
+        for process in platform.processes:
+            if process.log.exists():
+                shutil.copy(process.log, test_output / process.log.name)
+        report = getattr(request.node, "report_call", None)
+        if report is not None and report.failed:
+            print(platform.logs())
+        shutil.rmtree(platform.directory, ignore_errors=True)

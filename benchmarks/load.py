@@ -1,0 +1,520 @@
+"""Load test of the running platform: bot players at many tables over real WebSockets.
+
+    python -m benchmarks.load --url http://127.0.0.1:8000 --tables 4 --seats 4 --rounds 5
+    python -m benchmarks.load --url http://127.0.0.1:8000 --tables 4 --duration 60
+    python -m benchmarks.load --url http://127.0.0.1:8000 --ramp --rounds 5
+
+N = tables × seats players sign up over HTTP (or log in when the name exists; names start with
+``--prefix``), meet at their tables through the lobby's socket (the first opens a private room
+with the "Load test" rules, the others join it by its code), then play full rounds
+(benchmarks.table_client) until ``--rounds`` rounds or ``--duration`` seconds are over, and
+leave. It prints the tables, clients, rounds completed and per minute, the action → broadcast
+latency (a client sends ``ready`` / ``submit``; the matching public event reaches each OTHER
+seat; one process, ``time.monotonic``) as p50/p90/p99/max, the errors (error frames,
+unexpected closes, timeouts), and the server's memory (RSS) and CPU. ``--ramp`` runs 1, 2, 4,
+8 … tables and stops once p99 exceeds ``--target-ms`` (100).
+
+Talks only to the given URL (loopback), and stops by itself: after the rounds or the duration,
+and in any case after ``--timeout`` seconds. docs/load-and-faults.md has the details and the
+figures measured on the reference machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import html
+import http.cookiejar
+import json
+import math
+import re
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import psutil
+import websockets
+
+from benchmarks.table_client import LatencyTracker, TableClient, cookie_header, percentile
+
+PASSWORD = "load-Test-pw-7391"
+RULES_NAME = "Load test"
+RAMP_LIMIT = 256
+
+
+# -- HTTP: accounts and rules ------------------------------------------------------------------
+
+
+class Http:
+    """One player's browser session (cookies) against the site."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base.rstrip("/")
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def cookie(self, name: str) -> str | None:
+        return next((c.value for c in self.jar if c.name == name), None)
+
+    def get(self, path: str) -> str:
+        with self.opener.open(self.base + path, timeout=60) as response:
+            return str(response.read().decode())
+
+    def post_form(self, path: str, fields: dict[str, str]) -> tuple[str, str]:
+        """POST the page's form with its CSRF token; returns (final URL, body)."""
+        page = self.get(path)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+        if token is None:
+            raise RuntimeError(f"no CSRF token on {path}")
+        data = urllib.parse.urlencode({"csrfmiddlewaretoken": token.group(1), **fields}).encode()
+        request = urllib.request.Request(
+            self.base + path, data=data, headers={"Referer": self.base + path}
+        )
+        with self.opener.open(request, timeout=60) as response:
+            return response.geturl(), response.read().decode()
+
+
+def log_in(base: str, username: str) -> dict[str, str]:
+    """Sign ``username`` up (or log in when it exists); returns the session cookie."""
+    client = Http(base)
+    client.post_form(
+        "/accounts/signup/",
+        {"username": username, "email": "", "password1": PASSWORD, "password2": PASSWORD},
+    )
+    if client.cookie("sessionid") is None:  # the name is taken: log in
+        client.post_form("/accounts/login/", {"username": username, "password": PASSWORD})
+    session = client.cookie("sessionid")
+    if session is None:
+        raise RuntimeError(f"could not sign up or log in {username!r}")
+    return {"sessionid": session}
+
+
+def find_rules(base: str, cookie: dict[str, str], name: str) -> int:
+    """The id of the rule configuration called ``name``, read from the lobby's create form."""
+    client = Http(base)
+    client.opener.addheaders = [("Cookie", cookie_header(cookie))]
+    page = client.get("/lobby/")
+    for value, label in re.findall(r'<option value="(\d+)"[^>]*>([^<]*)</option>', page):
+        if html.unescape(label).strip() == name:
+            return int(value)
+    raise SystemExit(
+        f"No rule configuration {name!r}: run `python manage.py load_test_rules` against the "
+        "platform's database first (or pass --rules ID)."
+    )
+
+
+class Sessions:
+    """The players' session cookies, signed up or logged in once and reused by every step."""
+
+    def __init__(self, base: str, prefix: str, workers: int = 4) -> None:
+        self.base, self.prefix = base, prefix
+        self.cookies: dict[str, dict[str, str]] = {}
+        self.pool = ThreadPoolExecutor(workers)
+
+    async def get(self, count: int) -> list[tuple[str, dict[str, str]]]:
+        names = [f"{self.prefix}_{i:04d}" for i in range(count)]
+        missing = [n for n in names if n not in self.cookies]
+        loop = asyncio.get_running_loop()
+        cookies = await asyncio.gather(
+            *(loop.run_in_executor(self.pool, log_in, self.base, n) for n in missing)
+        )
+        self.cookies.update(zip(missing, cookies, strict=True))
+        return [(n, self.cookies[n]) for n in names]
+
+
+# -- the lobby: meeting at tables --------------------------------------------------------------
+
+
+class Lobby:
+    """One player's lobby socket, for a request or two."""
+
+    def __init__(self, ws_base: str, origin: str, cookie: dict[str, str]) -> None:
+        self.url = f"{ws_base}/ws/lobby/"
+        self.headers = {"Cookie": cookie_header(cookie), "Origin": origin}
+        self.ids = 0
+
+    async def request(self, ws: Any, message: dict[str, Any]) -> dict[str, Any]:
+        self.ids += 1
+        await ws.send(json.dumps({**message, "id": self.ids}))
+        while True:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            if frame.get("id") == self.ids and frame["type"] in ("ok", "error"):
+                return dict(frame)
+
+    async def act(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Leave any seat held from an earlier run, then send ``message``; returns the ok."""
+        async with websockets.connect(
+            self.url, additional_headers=self.headers, open_timeout=30, ping_interval=None
+        ) as ws:
+            snapshot = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            if snapshot.get("seat"):
+                await self.request(ws, {"type": "room.leave"})
+            reply = await self.request(ws, message)
+            if reply["type"] != "ok":
+                raise RuntimeError(f"lobby refused {message['type']}: {reply['error']}")
+            return reply
+
+
+async def open_table(
+    ws_base: str, origin: str, players: list[tuple[str, dict[str, str]]], rules: int, seats: int
+) -> int:
+    """A private room opened by the first player and joined by code by the others."""
+    owner = players[0]
+    created = await Lobby(ws_base, origin, owner[1]).act(
+        {
+            "type": "room.create",
+            "name": f"load {owner[0]}",
+            "base_score": 1,
+            "seats": seats,
+            "private": True,
+            "rules": rules,
+        }
+    )
+    room, code = created["room"]["id"], created["room"]["code"]
+    for _name, cookie in players[1:]:
+        await Lobby(ws_base, origin, cookie).act({"type": "room.join_by_code", "code": code})
+    return int(room)
+
+
+# -- the server's processes --------------------------------------------------------------------
+
+
+def server_processes(url: str, pids: list[int] | None) -> dict[str, list[psutil.Process]]:
+    """The platform's processes: given pids, or found by command line — the daphne serving
+    ``url``'s port, the Celery processes and the redis-server of the same REDIS_URL."""
+    if pids:
+        found = [psutil.Process(pid) for pid in pids]
+        return {"given": found + [c for p in found for c in p.children(recursive=True)]}
+    port = str(urllib.parse.urlsplit(url).port or 80)
+    groups: dict[str, list[psutil.Process]] = {"daphne": [], "celery": [], "redis": []}
+    daphne_env: dict[str, str] = {}
+    candidates = list(psutil.process_iter(["pid", "cmdline"]))
+    for proc in candidates:
+        cmd = proc.info["cmdline"] or []
+        if any(c.endswith("daphne") for c in cmd[:2]) and port in cmd:
+            groups["daphne"].append(proc)
+            with contextlib.suppress(psutil.Error):
+                daphne_env = proc.environ()
+    redis_url = daphne_env.get("REDIS_URL", "")
+    redis_port = str(urllib.parse.urlsplit(redis_url).port or "") if redis_url else ""
+    for proc in candidates:
+        cmd = proc.info["cmdline"] or []
+        try:
+            if any("celery" in c for c in cmd[:2]) and "worker" in cmd:
+                if redis_url and proc.environ().get("REDIS_URL") == redis_url:
+                    groups["celery"].append(proc)
+            elif cmd and "redis-server" in cmd[0] and redis_port and redis_port in " ".join(cmd):
+                groups["redis"].append(proc)
+        except psutil.Error:
+            continue
+    return groups
+
+
+@dataclass
+class Usage:
+    """Peak RSS and CPU time of the server's processes over a step."""
+
+    groups: dict[str, list[psutil.Process]]
+    peak_rss: dict[str, int] = field(default_factory=dict)
+    cpu_start: dict[str, float] = field(default_factory=dict)
+    cpu_end: dict[str, float] = field(default_factory=dict)
+
+    def _each(self) -> dict[str, tuple[int, float]]:
+        out = {}
+        for name, procs in self.groups.items():
+            rss, cpu = 0, 0.0
+            for proc in procs:
+                try:
+                    rss += proc.memory_info().rss
+                    times = proc.cpu_times()
+                    cpu += times.user + times.system
+                except psutil.Error:
+                    continue
+            out[name] = (rss, cpu)
+        return out
+
+    def sample(self) -> None:
+        for name, (rss, cpu) in self._each().items():
+            self.peak_rss[name] = max(self.peak_rss.get(name, 0), rss)
+            self.cpu_start.setdefault(name, cpu)
+            self.cpu_end[name] = cpu
+
+    async def watch(self, every: float = 0.5) -> None:
+        while True:
+            self.sample()
+            await asyncio.sleep(every)
+
+
+# -- one run -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    tables: int
+    clients: int
+    rounds: int
+    seconds: float
+    latencies_ms: list[float]
+    replies_ms: list[float]
+    errors: Counter[str]
+    benign: Counter[str]
+    reconnects: int
+    rss_mb: dict[str, float]
+    cpu_percent: dict[str, float]
+    system_cpu_percent: float
+    client_cpu_percent: float
+
+    @property
+    def rounds_per_minute(self) -> float:
+        return 60 * self.rounds / self.seconds if self.seconds else 0.0
+
+    def p(self, q: float) -> float:
+        return percentile(self.latencies_ms, q)
+
+    @property
+    def error_count(self) -> int:
+        return sum(self.errors.values())
+
+    def report(self) -> str:
+        lat = self.latencies_ms
+        rss = " ".join(f"{k}={v:.0f}" for k, v in self.rss_mb.items())
+        cpu = " ".join(f"{k}={v:.0f}" for k, v in self.cpu_percent.items())
+        return "\n".join(
+            [
+                f"tables: {self.tables}",
+                f"clients: {self.clients}",
+                f"rounds: {self.rounds}",
+                f"seconds: {self.seconds:.1f}",
+                f"rounds_per_minute: {self.rounds_per_minute:.1f}",
+                f"latency_ms: p50={self.p(50):.1f} p90={self.p(90):.1f} p99={self.p(99):.1f} "
+                f"max={max(lat, default=math.nan):.1f} n={len(lat)}",
+                f"reply_ms: p50={percentile(self.replies_ms, 50):.1f} "
+                f"p99={percentile(self.replies_ms, 99):.1f} n={len(self.replies_ms)}",
+                f"errors: {self.error_count} {dict(self.errors)}",
+                f"benign_refusals: {sum(self.benign.values())} {dict(self.benign)}",
+                f"reconnects: {self.reconnects}",
+                f"server_rss_mb: {rss} total={sum(self.rss_mb.values()):.0f}",
+                f"server_cpu_percent: {cpu} system={self.system_cpu_percent:.0f} "
+                f"(this script: {self.client_cpu_percent:.0f})",
+            ]
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tables": self.tables,
+            "clients": self.clients,
+            "rounds": self.rounds,
+            "seconds": round(self.seconds, 2),
+            "rounds_per_minute": round(self.rounds_per_minute, 2),
+            "p50_ms": round(self.p(50), 2),
+            "p90_ms": round(self.p(90), 2),
+            "p99_ms": round(self.p(99), 2),
+            "max_ms": round(max(self.latencies_ms, default=math.nan), 2),
+            "samples": len(self.latencies_ms),
+            "errors": self.error_count,
+            "rss_mb": {k: round(v, 1) for k, v in self.rss_mb.items()},
+            "cpu_percent": {k: round(v, 1) for k, v in self.cpu_percent.items()},
+        }
+
+
+async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tables: int) -> Result:
+    """Seat ``tables`` × ``args.seats`` players, play, leave; the figures of that step."""
+    parsed = urllib.parse.urlsplit(args.url)
+    origin = f"{parsed.scheme}://{parsed.netloc}"
+    ws_base = f"{'wss' if parsed.scheme == 'https' else 'ws'}://{parsed.netloc}"
+    players = await sessions.get(tables * args.seats)
+    groups = [players[i * args.seats : (i + 1) * args.seats] for i in range(tables)]
+    semaphore = asyncio.Semaphore(8)
+
+    async def seat(group: list[tuple[str, dict[str, str]]]) -> int:
+        async with semaphore:
+            return await open_table(ws_base, origin, group, rules, args.seats)
+
+    rooms = await asyncio.gather(*(seat(g) for g in groups))
+    tracker = LatencyTracker()
+    end = time.monotonic() + (args.duration or 0)
+    decisions: dict[tuple[int, int], bool] = {}
+    clients: list[TableClient] = []
+    for room, group in zip(rooms, groups, strict=True):
+        for name, cookie in group:
+            client = TableClient(
+                ws_url=ws_base,
+                room_id=room,
+                cookie=cookie,
+                origin=origin,
+                name=name,
+                tracker=tracker,
+                play_special=args.play_special,
+                think=args.think,
+                silence_seconds=max(2.0, 1.0 + (args.think[1] if args.think else 0.0)),
+            )
+            if args.duration:
+                # Decided once per table and round, so every seat stops after the same round.
+                client.want_round = lambda n, r=room: decisions.setdefault(
+                    (r, n), time.monotonic() < end
+                )
+            clients.append(client)
+
+    usage = Usage(server_processes(args.url, args.server_pids))
+    usage.sample()
+    watcher = asyncio.create_task(usage.watch())
+    psutil.cpu_percent()
+    me = psutil.Process()
+    client_cpu = sum(me.cpu_times()[:2])
+    started = time.monotonic()
+    outcomes = await asyncio.gather(
+        *(c.play(rounds=args.rounds, seconds=args.timeout, leave=True) for c in clients),
+        return_exceptions=True,
+    )
+    seconds = time.monotonic() - started
+    system_cpu = psutil.cpu_percent()
+    client_cpu = sum(me.cpu_times()[:2]) - client_cpu
+    watcher.cancel()
+    usage.sample()
+
+    errors: Counter[str] = Counter()
+    benign: Counter[str] = Counter()
+    for client, outcome in zip(clients, outcomes, strict=True):
+        errors.update(client.stats.errors)
+        benign.update(client.stats.benign)
+        errors.update({f"close_{c}": n for c, n in client.stats.close_codes.items()})
+        errors["timeout"] += client.stats.timeouts
+        if isinstance(outcome, BaseException) and not isinstance(outcome, TimeoutError):
+            errors[f"client_{type(outcome).__name__}"] += 1
+    rounds = sum(max(c.rounds_played for c in clients if c.room_id == room) for room in rooms)
+    cpu_seconds = {k: usage.cpu_end[k] - usage.cpu_start[k] for k in usage.cpu_end}
+    return Result(
+        tables=tables,
+        clients=len(clients),
+        rounds=rounds,
+        seconds=seconds,
+        latencies_ms=[1000 * s for s in tracker.samples],
+        replies_ms=[1000 * s for s in tracker.replies],
+        errors=+errors,
+        benign=+benign,
+        reconnects=sum(c.stats.reconnects for c in clients),
+        rss_mb={k: v / 2**20 for k, v in usage.peak_rss.items()},
+        cpu_percent={k: 100 * v / seconds for k, v in cpu_seconds.items()},
+        system_cpu_percent=system_cpu,
+        client_cpu_percent=100 * client_cpu / seconds,
+    )
+
+
+RAMP_HEADER = (
+    f"{'tables':>6} {'clients':>7} {'rounds':>6} {'rnd/min':>8} {'p50 ms':>7} {'p90 ms':>7} "
+    f"{'p99 ms':>7} {'max ms':>7} {'errors':>6} {'rss MB':>7} {'cpu %':>6}"
+)
+
+
+def ramp_row(r: Result) -> str:
+    return (
+        f"{r.tables:>6} {r.clients:>7} {r.rounds:>6} {r.rounds_per_minute:>8.1f} "
+        f"{r.p(50):>7.1f} {r.p(90):>7.1f} {r.p(99):>7.1f} "
+        f"{max(r.latencies_ms, default=math.nan):>7.1f} {r.error_count:>6} "
+        f"{sum(r.rss_mb.values()):>7.0f} {sum(r.cpu_percent.values()):>6.0f}"
+    )
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    sessions = Sessions(args.url, args.prefix)
+    first = await sessions.get(1)
+    rules = args.rules or find_rules(args.url, first[0][1], args.rules_name)
+    think = f"{args.think[0]:g}-{args.think[1]:g} s" if args.think else "none (all at once)"
+    print(
+        f"url: {args.url} prefix: {args.prefix} rules: {rules} seats: {args.seats} think: {think}",
+        flush=True,
+    )
+    if not args.ramp:
+        result = await run_step(args, sessions, rules, args.tables)
+        print(result.report(), flush=True)
+        if args.json:
+            print("json: " + json.dumps(result.as_dict()), flush=True)
+        return 0 if result.error_count == 0 else 1
+
+    results: list[Result] = []
+    tables = args.tables if args.tables > 1 else 1
+    print(RAMP_HEADER, flush=True)
+    while tables <= min(args.max_tables, RAMP_LIMIT):
+        result = await run_step(args, sessions, rules, tables)
+        results.append(result)
+        print(ramp_row(result), flush=True)
+        if result.errors:
+            print(f"       errors: {dict(result.errors)}", flush=True)
+        if args.json:
+            print("json: " + json.dumps(result.as_dict()), flush=True)
+        if not result.p(99) <= args.target_ms:
+            break
+        tables *= 2
+    held = [r.tables for r in results if r.p(99) <= args.target_ms and r.error_count == 0]
+    print(f"largest_tables_under_{args.target_ms:g}ms: {max(held, default=0)}", flush=True)
+    return 0
+
+
+def think_range(text: str) -> tuple[float, float]:
+    try:
+        low, high = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("--think takes MIN,MAX seconds, e.g. 0.5,3") from None
+    if not 0 <= low <= high <= 60:
+        raise argparse.ArgumentTypeError("--think needs 0 <= MIN <= MAX <= 60")
+    return low, high
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.load", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--url", default="http://127.0.0.1:8000", help="the platform's URL")
+    parser.add_argument("--tables", type=int, default=1, help="M concurrent tables")
+    parser.add_argument("--seats", type=int, default=4, help="players per table (2-4)")
+    stop = parser.add_mutually_exclusive_group()
+    stop.add_argument("--rounds", type=int, help="rounds per table (default 3)")
+    stop.add_argument("--duration", type=float, help="seconds of play (then finish the round)")
+    parser.add_argument("--ramp", action="store_true", help="1, 2, 4 … tables until p99 > target")
+    parser.add_argument("--max-tables", type=int, default=64, help="the ramp's last step")
+    parser.add_argument("--target-ms", type=float, default=100.0, help="the ramp's p99 limit")
+    parser.add_argument("--timeout", type=float, help="hard limit per step, seconds")
+    parser.add_argument("--prefix", help="player names' prefix (default: ld<time>)")
+    parser.add_argument("--rules", type=int, help="rule configuration id (default: by name)")
+    parser.add_argument("--rules-name", default=RULES_NAME, help="rule configuration's name")
+    parser.add_argument(
+        "--think",
+        type=think_range,
+        help="MIN,MAX seconds each bot waits before each action, like a person "
+        "(default: act at once, every seat of a table in the same millisecond)",
+    )
+    parser.add_argument("--play-special", action="store_true", help="play special hands")
+    parser.add_argument("--server-pids", type=int, nargs="*", help="processes to measure")
+    parser.add_argument("--json", action="store_true", help="also print each result as JSON")
+    args = parser.parse_args(argv)
+    if not 2 <= args.seats <= 4:
+        parser.error("--seats must be 2 to 4")
+    if args.rounds is None and args.duration is None:
+        args.rounds = 3
+    if args.timeout is None:
+        args.timeout = (args.duration or 0) + 30 * (args.rounds or 1) + 60
+    args.prefix = args.prefix or f"ld{int(time.time()) % 1_000_000}"
+    host = urllib.parse.urlsplit(args.url).hostname
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        parser.error("the load script only talks to the loopback interface")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        return asyncio.run(main_async(args))
+    except urllib.error.URLError as exc:
+        print(f"cannot reach {args.url}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

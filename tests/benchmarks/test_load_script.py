@@ -1,0 +1,69 @@
+"""The load script (benchmarks.load) against the live platform: it plays and reports figures;
+and the "Load test" rules it plays with."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+
+import pytest
+from django.core.management import call_command
+
+from games.management.commands.load_test_rules import LOAD_TEST_RULES
+from games.models import RuleConfiguration
+from tests.games.table_helpers import default_rules, fast_rules
+from tests.live_server import ROOT, LivePlatform
+
+
+def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePlatform) -> None:
+    rules = fast_rules(name="Load smoke")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.load",
+            "--url",
+            live_platform.url,
+            "--tables",
+            "1",
+            "--seats",
+            "2",
+            "--rounds",
+            "1",
+            "--rules-name",
+            rules.name,
+            "--timeout",
+            "60",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = dict(re.findall(r"^(\w+): (.*)$", run.stdout, re.MULTILINE))
+    assert int(figures["tables"]) == 1
+    assert int(figures["clients"]) == 2
+    assert int(figures["rounds"]) == 1
+    assert float(figures["rounds_per_minute"]) > 0
+    latency = dict(re.findall(r"(\w+)=([\d.]+)", figures["latency_ms"]))
+    # Each of the 2 seats sees the other's ready and submitted: 4 samples.
+    assert int(latency["n"]) == 4
+    assert 0 < float(latency["p50"]) <= float(latency["p99"]) <= float(latency["max"])
+    assert figures["errors"].split()[0] == "0"
+    rss = dict(re.findall(r"(\w+)=([\d.]+)", figures["server_rss_mb"]))
+    assert float(rss["daphne"]) > 0 and float(rss["celery"]) > 0
+
+
+@pytest.mark.django_db
+def test_load_test_rules_are_created_once_without_pacing() -> None:
+    default_rules()
+    first, second = io.StringIO(), io.StringIO()
+    call_command("load_test_rules", stdout=first)
+    call_command("load_test_rules", stdout=second)
+    assert first.getvalue() == second.getvalue()
+    config = RuleConfiguration.objects.get(pk=int(first.getvalue())).engine_config()
+    assert (config.deal_interval_ms, config.reveal_interval_ms) == (0, 0)
+    assert config.arrange_seconds == LOAD_TEST_RULES["arrange_seconds"]
