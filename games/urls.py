@@ -5,6 +5,7 @@ from games import views
 app_name = "games"
 
 urlpatterns = [
+    path("table/<int:room_id>/", views.table, name="table"),
     path("history/", views.history, name="history"),
     path("rounds/<int:round_id>/replay/", views.replay, name="round_replay"),
 ]

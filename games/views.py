@@ -1,16 +1,76 @@
-"""Player pages: the hand history and the replay of a round (thin: selectors in games.audit)."""
+"""Player pages: the table, the hand history and the replay of a round (thin: selectors in
+games.audit, lobby.selectors and accounts.selectors)."""
 
 from __future__ import annotations
 
 import json
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from accounts.selectors import wallet_balance
 from games import audit
 from games.models import Round
+from games.rules.config import SPECIAL_INFO
+from games.rules.hands import CATEGORY_ZH
+from lobby.selectors import seat_view
+
+# English names of the row categories (the Chinese ones are the engine's).
+CATEGORY_EN = {
+    "high_card": "High card",
+    "pair": "Pair",
+    "two_pair": "Two pair",
+    "trips": "Trips",
+    "straight": "Straight",
+    "flush": "Flush",
+    "full_house": "Full house",
+    "quads": "Quads",
+    "straight_flush": "Straight flush",
+}
+
+
+@login_required
+@require_GET
+def table(request: HttpRequest, room_id: int) -> HttpResponse:
+    """The live table of the room the player sits in; the page itself is static/games/table.js,
+    driven by the table's WebSocket (docs/protocol.md). Anyone not seated there goes back to
+    the lobby."""
+    seat = seat_view(user=request.user)
+    if seat is None or seat["room"]["id"] != room_id:
+        messages.error(request, _("You are not seated at that table. Join a room first."))
+        return redirect("lobby:index")
+    room = seat["room"]
+    balance = wallet_balance(user=request.user)
+    ws_url = f"/ws/table/{room_id}/"
+    config = {
+        "room_id": room_id,
+        "ws_url": ws_url,
+        "position": seat["position"],
+        "seats": room["seats"],
+        "base_score": room["base_score"],
+        "balance": balance,
+        "player_id": str(request.user.pk),
+        "username": request.user.get_username(),
+        "names": {str(p["position"]): p["username"] for p in room["players"]},
+        "room_api": reverse("api-lobby-room", args=[room_id]),
+        "wallet_api": reverse("api-wallet"),
+        "lobby_url": reverse("lobby:index"),
+        "specials": {s.id: {"zh": s.zh, "en": s.en} for s in SPECIAL_INFO},
+        "categories": {c.id: {"zh": zh, "en": CATEGORY_EN[c.id]} for c, zh in CATEGORY_ZH.items()},
+    }
+    context = {
+        "room": room,
+        "position": seat["position"],
+        "balance": balance,
+        "ws_url": ws_url,
+        "table_config": config,
+    }
+    return render(request, "games/table.html", context)
 
 
 @login_required

@@ -77,7 +77,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "left": _("You left “%(room)s”."),
             "closed": _("You closed “%(room)s”."),
             "created": _("You opened “%(room)s”."),
+            "to_table": _("Go to the table"),
         },
+        "table_url_zero": reverse("games:table", args=[0]),
     }
     return render(request, "lobby/lobby.html", context)
 
@@ -102,8 +104,15 @@ def _seated_text(seat: SeatView) -> str:
     }
 
 
-def _act(request: HttpRequest, form: Form, action: Callable[[dict[str, Any]], str]) -> HttpResponse:
-    """Run one form action and come back to the lobby with what happened."""
+def _act(
+    request: HttpRequest,
+    form: Form,
+    action: Callable[[dict[str, Any]], str],
+    *,
+    to_table: bool = False,
+) -> HttpResponse:
+    """Run one form action and come back to the lobby with what happened; with ``to_table``,
+    a player it seated goes on to the table page instead."""
     if not form.is_valid():
         for field, errors in form.errors.items():
             label = form.fields[field].label if field in form.fields else ""
@@ -114,6 +123,10 @@ def _act(request: HttpRequest, form: Form, action: Callable[[dict[str, Any]], st
             messages.success(request, action(form.cleaned_data))
         except LobbyError as error:
             messages.error(request, error.message)
+        else:
+            seat = seat_view(user=request.user) if to_table else None
+            if seat is not None:
+                return redirect(reverse("games:table", args=[seat["room"]["id"]]))
     return redirect(reverse("lobby:index"))
 
 
@@ -130,7 +143,7 @@ def create(request: HttpRequest) -> HttpResponse:
         room = room_create(owner=request.user, **data)
         return _("You opened “%(room)s”.") % {"room": room.name}
 
-    return _act(request, RoomCreateForm(request.POST), action)
+    return _act(request, RoomCreateForm(request.POST), action, to_table=True)
 
 
 @login_required
@@ -145,7 +158,7 @@ def join(request: HttpRequest) -> HttpResponse:
             room_join_by_code(user=request.user, code=data.get("code", ""))
         return _seated_message(request.user)
 
-    return _act(request, RoomJoinForm(request.POST), action)
+    return _act(request, RoomJoinForm(request.POST), action, to_table=True)
 
 
 @login_required
@@ -155,7 +168,7 @@ def quick_join(request: HttpRequest) -> HttpResponse:
         room_quick_join(user=request.user, **data)
         return _seated_message(request.user)
 
-    return _act(request, QuickJoinForm(request.POST), action)
+    return _act(request, QuickJoinForm(request.POST), action, to_table=True)
 
 
 @login_required

@@ -29,6 +29,11 @@
     return template.replace(/%\((\w+)\)s/g, (_, key) => String(params[key]));
   }
 
+  // The table page of a room (the page gives the URL of room 0).
+  function tableUrl(roomId) {
+    return root.dataset.tableUrl.replace(/\/0\/$/, "/" + roomId + "/");
+  }
+
   function number(value) {
     return Number(value).toLocaleString(lang);
   }
@@ -109,6 +114,7 @@
       room: seat.room.name,
       position: seat.position + 1,
     });
+    mySeat.querySelector(".go-table").href = tableUrl(seat.room.id);
     const code = mySeat.querySelector(".seat-code");
     code.hidden = !seat.room.code;
     code.querySelector("code").textContent = seat.room.code || "";
@@ -160,6 +166,10 @@
       else if (message.action === "room.create") say(format(strings.created, { room: room.name }));
       else if (seat) say(format(strings.seated, { room: seat.room.name, position: seat.position + 1 }));
       render();
+      // Seated by this action: on to the table.
+      if (seat && ["room.create", "room.join", "room.join_by_code", "room.quick_join"].includes(message.action)) {
+        window.location.href = tableUrl(seat.room.id);
+      }
     },
     error(message) {
       say(message.error.message, true);

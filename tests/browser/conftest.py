@@ -1,0 +1,79 @@
+"""Playwright (Python) driving Debian's Chromium against the live platform.
+
+Each player gets its own browser context (its own cookies) and page; ``shot`` saves a
+screenshot of a key moment under test-output/<test>/. `scripts/ensure-chromium` (run by
+`make test`) installs /usr/bin/chromium when it is missing; Playwright's own browser
+download is not used.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+# Playwright's sync API runs an event loop in this thread; Django would then refuse the ORM
+# calls the tests make to check the ledger. The test process does nothing concurrently.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[sync_api.Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/ensure-chromium")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+NewPage = Callable[..., sync_api.Page]
+
+
+@pytest.fixture
+def new_page(browser: sync_api.Browser) -> Iterator[NewPage]:
+    """``new_page(viewport=DESKTOP, locale="en")``: a page in a fresh browser context."""
+    contexts: list[sync_api.BrowserContext] = []
+
+    def make(viewport: dict[str, int] | None = None, locale: str = "en") -> sync_api.Page:
+        context = browser.new_context(viewport=viewport or DESKTOP, locale=locale)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        return context.new_page()
+
+    try:
+        yield make
+    finally:
+        for context in contexts:
+            context.close()
+
+
+Shot = Callable[[sync_api.Page, str], Path]
+
+
+@pytest.fixture
+def shot(test_output: Path) -> Shot:
+    """``shot(page, "name")`` saves test-output/<test>/<nn>-name.png and returns its path."""
+    count = 0
+
+    def take(page: sync_api.Page, name: str) -> Path:
+        nonlocal count
+        count += 1
+        path = test_output / f"{count:02d}-{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take
