@@ -263,13 +263,22 @@ class TableConsumer(AsyncWebsocketConsumer):
         else:
             raise UnknownMessageType(type=json.dumps(kind[:40], ensure_ascii=False))
 
-    async def welcome(self, request_id: str | int | None, since: int | None) -> None:
-        """What the client missed since ``since``: events, or a snapshot."""
+    async def welcome(
+        self, request_id: str | int | None, since: int | None, *, repair: bool = False
+    ) -> None:
+        """What the client missed since ``since``: events, or a snapshot, in a ``welcome``
+        (answering ``hello``). When ``repair`` (versions skipped by the group's messages), the
+        missed events come as an ordinary ``events`` frame; a ``welcome`` without an id only
+        when the log no longer reaches back (a snapshot)."""
         assert self.seat is not None
         view = await off_thread(table_services.table_resync)(
             table_id=self.seat.table_id, position=self.seat.position, since=since
         )
         self.version = int(view["version"])
+        if repair and "events" in view:
+            if view["events"]:
+                await self.send_json({"type": "events", "events": view["events"]})
+            return
         await self.send_json(
             {"type": "welcome", "id": request_id, "position": self.seat.position, **view}
         )
@@ -296,7 +305,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             if batch[0].version > self.version + 1:
                 # Versions in between never reached this connection: read them from the log
                 # (the batch is committed, so it comes too) before going on.
-                await self.welcome(None, self.version)
+                await self.welcome(None, self.version, repair=True)
             batch = [e for e in batch if e.version > self.version]
             if batch:
                 self.version = batch[-1].version

@@ -26,7 +26,9 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an event loop running in this thread
+# while it is started, and the asyncio tests of later modules need the thread without one.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[sync_api.Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run scripts/ensure-chromium")
