@@ -47,6 +47,17 @@ class Player:
 # ---- accounts and lobby ----------------------------------------------------------------------
 
 
+# The browser tests' rules: clocks long enough for a slow machine, short animations so that
+# the deal and the comparison still play.
+PACING = {
+    "ready_seconds": 120,
+    "special_choice_seconds": 15,
+    "arrange_seconds": 90,
+    "deal_interval_ms": 20,
+    "reveal_interval_ms": 150,
+}
+
+
 def sign_up(player: Player, base_url: str) -> None:
     """Sign up through the form; the site then shows the profile page, logged in."""
     page = player.page

@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 from games.models import RoundPlayer
 from tests.browser.conftest import NewPage, Shot
 from tests.browser.table_flow import (
+    PACING,
     PAGE,
     SERVER,
     Player,
@@ -46,13 +47,6 @@ from tests.live_server import LivePlatform
 pytestmark = pytest.mark.django_db(transaction=True)
 
 RULES = "Browser fast 浏览器"
-PACING = {
-    "ready_seconds": 120,
-    "special_choice_seconds": 15,
-    "arrange_seconds": 90,
-    "deal_interval_ms": 20,
-    "reveal_interval_ms": 150,
-}
 
 
 @pytest.mark.parametrize("count", [2, 3, 4])

@@ -11,6 +11,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot
 from tests.browser.table_flow import (
+    PACING,
     PAGE,
     ROWS,
     Player,
@@ -36,13 +37,6 @@ from tests.live_server import LivePlatform
 pytestmark = pytest.mark.django_db(transaction=True)
 
 RULES = "Browser layout 布局"
-PACING = {
-    "ready_seconds": 120,
-    "special_choice_seconds": 15,
-    "arrange_seconds": 90,
-    "deal_interval_ms": 20,
-    "reveal_interval_ms": 150,
-}
 
 
 def assert_no_horizontal_overflow(page: Page) -> None:
