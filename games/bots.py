@@ -53,7 +53,7 @@ from games.models import Table, TableEvent
 from games.rules.arrange import arrange, best_arrangement
 from games.rules.cards import format_cards
 from games.table import machine
-from games.table.events import Transition
+from games.table.events import Event, Transition
 from games.table.state import LOBBY_PHASES, PLAY_PHASES, TableState
 from lobby.models import Room, Seat
 
@@ -104,6 +104,22 @@ def bot_action(state: TableState, *, player: str, bots: set[str]) -> str | None:
     if not seat.in_round or seat.hand is None or seat.escaped or seat.done:
         return None
     return SPECIAL if seat.choosing else ARRANGE
+
+
+def bots_ready_at_deadline(state: TableState, *, bots: set[str], now: float) -> Transition:
+    """At a Ready deadline, the bots not yet ready press Ready first: they only wait for the
+    people, so they never hold up a table nor go back to the room list with a slow person
+    (their own task may not have run yet). Stops once a round is to start."""
+    events: list[Event] = []
+    for position in [s.position for s in state.seats if s.player in bots]:
+        seat = state.seat(position)
+        if state.phase not in LOBBY_PHASES or state.awaiting_deal:
+            break
+        if seat is None or seat.left or seat.ready:
+            continue
+        step = machine.ready(state, position=position, now=now)
+        state, events = step.state, events + list(step.events)
+    return Transition(state, tuple(events))
 
 
 def bot_delay(state: TableState, *, player: str, action: str, now: float) -> float:

@@ -30,6 +30,7 @@ import contextlib
 import json
 import logging
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -199,23 +200,25 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.seat is None:
             await self.close(code=CLOSE_NOT_SEATED)
             return
+        self.connection = uuid.uuid4().hex
         self.group = table_services.table_group(self.seat.table_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        if not self.seat.connected:
-            await self._quietly(table_services.table_reconnect)
+        # This socket becomes the player's current one (so the late close of an older one
+        # does not mark the player away), and a disconnected player is reconnected.
+        await self._quietly(table_services.table_reconnect, connection=self.connection)
 
     async def disconnect(self, code: int) -> None:
         if self.seat is None:
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
-        await self._quietly(table_services.table_disconnect)
+        await self._quietly(table_services.table_disconnect, connection=self.connection)
 
-    async def _quietly(self, service: Service) -> None:
+    async def _quietly(self, service: Service, **kwargs: Any) -> None:
         """Tell the table about the connection; a refusal (already so, left) is no news."""
         assert self.seat is not None
         with contextlib.suppress(TableError):
-            await _run(service, user=self.user, room=self.seat.room)
+            await _run(service, user=self.user, room=self.seat.room, **kwargs)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer one frame; every refusal, whatever raised it, is answered here."""
@@ -265,23 +268,25 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def welcome(
         self, request_id: str | int | None, since: int | None, *, repair: bool = False
-    ) -> None:
+    ) -> list[dict[str, Any]]:
         """What the client missed since ``since``: events, or a snapshot, in a ``welcome``
         (answering ``hello``). When ``repair`` (versions skipped by the group's messages), the
         missed events come as an ordinary ``events`` frame; a ``welcome`` without an id only
-        when the log no longer reaches back (a snapshot)."""
+        when the log no longer reaches back (a snapshot). Returns the events sent."""
         assert self.seat is not None
         view = await off_thread(table_services.table_resync)(
             table_id=self.seat.table_id, position=self.seat.position, since=since
         )
         self.version = int(view["version"])
+        events: list[dict[str, Any]] = list(view.get("events", []))
         if repair and "events" in view:
-            if view["events"]:
-                await self.send_json({"type": "events", "events": view["events"]})
-            return
+            if events:
+                await self.send_json({"type": "events", "events": events})
+            return events
         await self.send_json(
             {"type": "welcome", "id": request_id, "position": self.seat.position, **view}
         )
+        return events
 
     async def act(self, kind: str, message: dict[str, Any], request_id: str | int | None) -> None:
         """Apply an action once per client id; a retry gets the stored reply again."""
@@ -301,18 +306,20 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         position = self.seat.position
         batch = [Event.from_dict(e) for e in message["events"]]
+        repaired: list[dict[str, Any]] = []
         if self.version is not None and batch:
             if batch[0].version > self.version + 1:
                 # Versions in between never reached this connection: read them from the log
                 # (the batch is committed, so it comes too) before going on.
-                await self.welcome(None, self.version, repair=True)
+                repaired = await self.welcome(None, self.version, repair=True)
             batch = [e for e in batch if e.version > self.version]
             if batch:
                 self.version = batch[-1].version
         events = events_for(batch, position)
         if events:
             await self.send_json({"type": "events", "events": [e.message() for e in events]})
-        if any(e.type == "left" and e.payload.get("position") == position for e in events):
+        sent = [*repaired, *(e.message() for e in events)]
+        if any(e["type"] == "left" and e["payload"].get("position") == position for e in sent):
             await self.channel_layer.group_discard(self.group, self.channel_name)
             self.seat = None
             await self.close(code=CLOSE_LEFT)

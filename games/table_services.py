@@ -48,6 +48,7 @@ from datetime import UTC, datetime
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.core.cache import cache
 from django.db import transaction
 
 from accounts.models import Account, AccountKind, TransactionKind, User
@@ -58,7 +59,7 @@ from games.rules.errors import RulesError
 from games.table import machine
 from games.table.errors import StaleTimeout, TableError
 from games.table.events import ALL, Event, Timer, Transition
-from games.table.state import Json, Phase, TableState, arranged_json
+from games.table.state import LOBBY_PHASES, Json, Phase, TableState, arranged_json
 from games.table.views import missed_events, snapshot_for
 from lobby.models import Room, Seat
 
@@ -337,16 +338,46 @@ def table_leave(*, user: User, room: Room) -> Transition:
     return _seat_service(user=user, room=room, command=machine.leave)
 
 
-@transaction.atomic
-def table_disconnect(*, user: User, room: Room) -> Transition:
-    """The player's connection dropped: hosted (托管) until back or the round ends."""
-    return _seat_service(user=user, room=room, command=machine.disconnect)
+# A player's current socket at a table (``connection``: an id the consumer makes up), so that
+# the close of an older socket — a reload, a network change — processed after the new one
+# opened does not mark a connected player away. Read and written under the table's lock.
+CONNECTION_SECONDS = 24 * 3600
+
+
+def _connection_key(table: Table, user: User) -> str:
+    return f"table-connection:{table.pk}:{user.pk}"
 
 
 @transaction.atomic
-def table_reconnect(*, user: User, room: Room) -> Transition:
-    """The player is back; hosting ends."""
-    return _seat_service(user=user, room=room, command=machine.reconnect)
+def table_disconnect(*, user: User, room: Room, connection: str | None = None) -> Transition:
+    """The player's connection dropped: hosted (托管) until back or the round ends. Refused
+    (``not_current_connection``) when ``connection`` is not the player's current socket."""
+    table = _locked(room=room)
+    if connection is not None:
+        current = cache.get(_connection_key(table, user))
+        if current is not None and current != connection:
+            raise TableError("not_current_connection", "a newer connection of this player is open")
+    position = _position(state=TableState.from_dict(table.state), user=user)
+    return _run(
+        table=table,
+        command=lambda s, now: machine.disconnect(s, position=position, now=now),
+        now=_now(),
+    )
+
+
+@transaction.atomic
+def table_reconnect(*, user: User, room: Room, connection: str | None = None) -> Transition:
+    """The player is back; hosting ends. ``connection`` becomes its current socket (even when
+    the seat is still marked connected, which is then refused with ``already_connected``)."""
+    table = _locked(room=room)
+    if connection is not None:
+        cache.set(_connection_key(table, user), connection, CONNECTION_SECONDS)
+    position = _position(state=TableState.from_dict(table.state), user=user)
+    return _run(
+        table=table,
+        command=lambda s, now: machine.reconnect(s, position=position, now=now),
+        now=_now(),
+    )
 
 
 @transaction.atomic
@@ -420,13 +451,25 @@ def table_timeout(*, table_id: int, version: int, phase: str) -> Transition | No
             timer = Timer(state.version, state.phase, state.deadline)
             transaction.on_commit(lambda: _schedule(table_id, timer), robust=True)
         return Transition(state)
-    return _run(
-        table=table,
-        command=lambda s, at: machine.timeout(
-            s, now=at, version=version, phase=phase, balances=balances
-        ),
-        now=now,
-    )
+    from games import bots as bot_players  # games.bots imports this module
+
+    bots = bot_players.bot_ids(s.player for s in state.seats) if phase in LOBBY_PHASES else set()
+
+    def command(s: TableState, at: float) -> Transition:
+        # Bots press Ready before a Ready deadline removes whoever is not ready.
+        first = bot_players.bots_ready_at_deadline(s, bots=bots, now=at) if bots else None
+        if first is None or not first.events:
+            # ``s.version``: the timeout was verified above; ``s`` may be ``state`` with the
+            # bots gone (games.bots.lonely_bots_leave replays this command without them).
+            return machine.timeout(s, now=at, version=s.version, phase=phase, balances=balances)
+        if first.state.awaiting_deal or first.state.phase not in LOBBY_PHASES:
+            return first
+        rest = machine.timeout(
+            first.state, now=at, version=first.state.version, phase=phase, balances=balances
+        )
+        return Transition(rest.state, first.events + rest.events)
+
+    return _run(table=table, command=command, now=now)
 
 
 def table_events_since(*, table: Table, version: int) -> list[Event]:

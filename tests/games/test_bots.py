@@ -429,6 +429,34 @@ def test_a_ready_timeout_of_the_last_person_takes_the_bots_away(world: World) ->
     assert not Round.objects.exists()
 
 
+def test_a_ready_pressed_just_before_the_deadline_starts_the_round_with_the_bots(
+    world: World,
+) -> None:
+    alice = make_player("alice")
+    room = bot_room(alice, seats=3)
+    table_services.table_ready(user=alice, room=room)  # the bots' tasks have not run yet
+
+    timeout(world, room)
+
+    state = state_of(room)
+    assert state.phase is Phase.DEALING and len(state.round_seats) == 3
+    assert len(bots_in(room)) == 2
+
+
+def test_a_slow_person_goes_back_to_the_room_list_but_the_bots_stay(world: World) -> None:
+    alice, bob = make_player("alice"), make_player("bob")
+    room = bot_room(alice, seats=4, count=2)
+    room_join(user=bob, room_id=room.pk)
+    table_services.table_ready(user=alice, room=room)  # Bob never presses Ready
+
+    timeout(world, room)
+
+    state = state_of(room)
+    assert state.seat_of(str(bob.pk)) is None
+    assert state.phase is Phase.DEALING and len(state.round_seats) == 3
+    assert len(bots_in(room)) == 2
+
+
 def test_when_the_last_person_escapes_the_bots_finish_the_round_then_leave(
     world: World,
 ) -> None:

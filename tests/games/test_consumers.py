@@ -495,3 +495,28 @@ async def test_a_lost_broadcast_is_read_from_the_log_and_a_repeated_one_is_dropp
     table = await database_sync_to_async(Table.objects.get)(room=room)
     await database_sync_to_async(send)(table.pk, lost[0])
     await c.heard_nothing_after(start + 2)
+
+
+async def test_closing_an_older_socket_does_not_mark_a_reconnected_player_away(
+    clock: Clock, sockets: Callable[..., Any]
+) -> None:
+    """A reload or a network change: the new socket opens before the old one's close is
+    processed. The old close must not mark the player disconnected (hosted) while the new
+    socket is live; closing the current socket still does."""
+    room, (alice, bob) = await make_room(["alice", "bob"])
+    old, b = await sockets(alice, room), await sockets(bob, room)
+    new = await sockets(alice, room)
+    await new.request({"type": "hello", "id": "h", "since": None})
+
+    await old.communicator.disconnect()
+    state = await state_of(room)
+    seat = state.seat_of(str(alice.pk))
+    assert seat is not None and seat.connected
+    await b.drain()
+    assert not [e for e in b.events if e["type"] == "disconnected"]
+
+    await new.communicator.disconnect()
+    gone = await b.event("disconnected", lambda p: p["position"] == 0)
+    assert gone["payload"]["position"] == 0
+    seat = (await state_of(room)).seat_of(str(alice.pk))
+    assert seat is not None and not seat.connected
