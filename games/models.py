@@ -336,13 +336,17 @@ class Table(models.Model):
 class TableEvent(models.Model):
     """One event of a table's log (``games.table.events.Event``), kept for replay.
 
-    ``audience`` is None for everyone, or the seat position that alone may see it.
+    A public event has ``recipient`` None. A private one has the id of the one player who may
+    see it in ``recipient`` (and, for reading the log, that player's seat position in
+    ``audience``). Private events logged before they were addressed to players have an empty
+    ``recipient``: nobody is shown them.
     """
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")
     version = models.PositiveIntegerField(_("version"))
     type = models.CharField(_("type"), max_length=32)
     audience = models.PositiveSmallIntegerField(_("audience"), null=True, blank=True)
+    recipient = models.CharField(_("recipient"), max_length=64, null=True, blank=True)
     payload = models.JSONField(_("payload"))
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 

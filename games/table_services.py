@@ -15,9 +15,11 @@ Check → lock → write → notify (STYLE.md):
 4. when the round settled: one ledger posting of kind ``settlement`` (idempotency key
    ``round:<pk>:settlement``) moves every player's net result, escape penalties go to the
    house (``round:<pk>:penalty:<user>``), and the round's breakdown is stored;
-5. on commit only: send the events to the channel group ``table.<pk>`` (type
-   ``table.events``; the consumer filters them per seat) and schedule the timeout task for
-   the new deadline.
+5. on commit only: send each player at the table, on the player's own channel group
+   (``table.<pk>.player.<id>``, type ``table.events``), the events that player may see, with
+   the range of versions the batch covers — another player's private events (cards, drafts,
+   arrangements) never travel to a connection, nor through Redis to a process, that is not
+   that player's — and schedule the timeout task for the new deadline.
 
 Locks are taken in one order: the room row, the table row, then the players' wallets
 (ascending id), then the house account inside ``ledger_post`` (the lobby's services lock the
@@ -42,7 +44,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -58,7 +60,7 @@ from games.rules.cards import DECK, Card, format_cards, parse_cards
 from games.rules.errors import RulesError
 from games.table import machine
 from games.table.errors import StaleTimeout, TableError
-from games.table.events import ALL, Event, Timer, Transition
+from games.table.events import ALL, NOBODY, Event, Timer, Transition
 from games.table.state import LOBBY_PHASES, Json, Phase, TableState, arranged_json
 from games.table.views import missed_events, snapshot_for
 from lobby.models import Room, Seat
@@ -77,9 +79,9 @@ def _aware(epoch: float | None) -> datetime | None:
     return None if epoch is None else datetime.fromtimestamp(epoch, tz=UTC)
 
 
-def table_group(table_id: int) -> str:
-    """The channel-layer group of a table's connections."""
-    return f"table.{table_id}"
+def table_player_group(table_id: int, player: str) -> str:
+    """The channel-layer group of one player's connections to a table: its events only."""
+    return f"table.{table_id}.player.{player}"
 
 
 # -- reads and creation ------------------------------------------------------------------------
@@ -141,6 +143,10 @@ def _run(*, table: Table, command: Command, now: float) -> Transition:
     if state.awaiting_deal:
         dealt = _deal(table=table, state=state, now=now)
         state, events = dealt.state, events + list(dealt.events)
+    if any(e.type == "settled" for e in events):
+        _settle(table=table, before=before, state=state, now=now)
+        after = _send_away_the_broke(table=table, state=state, now=now)
+        state, events = after.state, events + list(after.events)
     transition = Transition(state, tuple(events))
 
     table.state = state.to_dict()
@@ -148,23 +154,23 @@ def _run(*, table: Table, command: Command, now: float) -> Transition:
     table.phase = state.phase.value
     table.deadline = _aware(state.deadline)
     table.save(update_fields=["state", "version", "phase", "deadline", "updated_at"])
+    positions = {s.player: s.position for s in (*before.seats, *state.seats)}
     TableEvent.objects.bulk_create(
         TableEvent(
             table=table,
             version=e.version,
             type=e.type,
-            audience=None if e.audience == ALL else int(e.audience),
+            audience=positions.get(e.audience) if e.private else None,
+            recipient=e.audience if e.private else None,
             payload=e.payload,
         )
         for e in events
     )
-    if any(e.type == "settled" for e in events):
-        _settle(table=table, before=before, state=state, now=now)
     _release_seats(table=table, events=events)
 
     table_id = table.pk
-    message = {"type": "table.events", "events": [e.to_dict() for e in events]}
-    transaction.on_commit(lambda: _send(table_id, message), robust=True)
+    messages = _messages(events=events, players=positions)
+    transaction.on_commit(lambda: _send(table_id, messages), robust=True)
     timer = transition.timer
     if timer is not None:
         transaction.on_commit(lambda: _schedule(table_id, timer), robust=True)
@@ -255,6 +261,38 @@ def _settle(*, table: Table, before: TableState, state: TableState, now: float) 
     )
 
 
+def _send_away_the_broke(*, table: Table, state: TableState, now: float) -> Transition:
+    """After a settlement, every person left with fewer coins than the room's entry minimum
+    goes back to the room list (a ``left`` event with reason ``insufficient_coins``, the
+    minimum and the balance), so that nobody plays on without covering their losses; a bot
+    short of it is funded again from the mint (``games.bots.bot_fund``), as when it sat down.
+    The wallets were locked by the settling timeout."""
+    from games import bots as bot_players  # games.bots imports this module
+
+    room = Room.objects.get(pk=table.room_id)
+    minimum = room.entry_minimum
+    wallets = _wallets([int(s.player) for s in state.seats], lock=False)
+    bots = bot_players.bot_ids(s.player for s in state.seats)
+    events: list[Event] = []
+    for seat in state.seats:
+        balance = wallets[int(seat.player)].balance
+        if balance >= minimum:
+            continue
+        if seat.player in bots:
+            bot_players.bot_fund(bot=User.objects.get(pk=int(seat.player)), room=room)
+            continue
+        sent = machine.dismiss(
+            state,
+            position=seat.position,
+            reason="insufficient_coins",
+            now=now,
+            minimum=minimum,
+            balance=balance,
+        )
+        state, events = sent.state, events + list(sent.events)
+    return Transition(state, tuple(events))
+
+
 def _release_seats(*, table: Table, events: list[Event]) -> None:
     """Free the lobby seat of every player the table let go."""
     left = [int(e.payload["player"]) for e in events if e.type == "left"]
@@ -285,10 +323,30 @@ def _wallets(user_ids: list[int], *, lock: bool) -> dict[int, Account]:
 # -- notification (after commit) ---------------------------------------------------------------
 
 
-def _send(table_id: int, message: Json) -> None:
+def _messages(*, events: list[Event], players: Iterable[str]) -> dict[str, Json]:
+    """For each player seated before or after the transition, the events it may see.
+
+    ``first`` and ``last`` are the versions the whole batch covers, so that a connection knows
+    it has seen every version up to ``last`` even when the batch holds nothing for it.
+    """
+    first, last = events[0].version, events[-1].version
+    return {
+        player: {
+            "type": "table.events",
+            "first": first,
+            "last": last,
+            "events": [e.message() for e in events if e.visible_to(player)],
+        }
+        for player in players
+    }
+
+
+def _send(table_id: int, messages: dict[str, Json]) -> None:
     layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(table_group(table_id), message)
+    if layer is None:
+        return
+    for player, message in messages.items():
+        async_to_sync(layer.group_send)(table_player_group(table_id, player), message)
 
 
 def _schedule(table_id: int, timer: Timer) -> None:
@@ -328,8 +386,26 @@ def _seat_service(*, user: User, room: Room, command: Callable[..., Transition])
 
 @transaction.atomic
 def table_ready(*, user: User, room: Room) -> Transition:
-    """Press Ready; the last Ready of at least two players starts and deals the round."""
-    return _seat_service(user=user, room=room, command=machine.ready)
+    """Press Ready; the last Ready of at least two players starts and deals the round.
+
+    Refused (``insufficient_coins``, with the minimum and the balance) when the player's wallet,
+    read under its lock, holds less than the room's entry minimum: losses are capped by the
+    balance and wins are not, so nobody may play a round without covering it (RULES.md §7.4).
+    """
+    table = _locked(room=room)
+    position = _position(state=TableState.from_dict(table.state), user=user)
+    minimum = Room.objects.filter(pk=room.pk).values_list("entry_minimum", flat=True).get()
+    balance = _wallets([user.pk], lock=True)[user.pk].balance
+    if balance < minimum:
+        raise TableError(
+            "insufficient_coins",
+            f"you need at least {minimum:,} coins to play at this table; you have {balance:,}",
+            minimum=minimum,
+            balance=balance,
+        )
+    return _run(
+        table=table, command=lambda s, now: machine.ready(s, position=position, now=now), now=_now()
+    )
 
 
 @transaction.atomic
@@ -472,12 +548,16 @@ def table_timeout(*, table_id: int, version: int, phase: str) -> Transition | No
     return _run(table=table, command=command, now=now)
 
 
+def table_event(row: TableEvent) -> Event:
+    """A logged event as the machine made it (a private one addressed to its player)."""
+    if row.recipient is None and row.audience is None:
+        return Event(row.version, row.type, row.payload, ALL)
+    return Event(row.version, row.type, row.payload, row.recipient or NOBODY)
+
+
 def table_events_since(*, table: Table, version: int) -> list[Event]:
     """The logged events after ``version``, oldest first (for ``views.missed_events``)."""
-    return [
-        Event(e.version, e.type, e.payload, ALL if e.audience is None else e.audience)
-        for e in table.events.filter(version__gt=version).order_by("version")
-    ]
+    return [table_event(e) for e in table.events.filter(version__gt=version).order_by("version")]
 
 
 # -- reads for the table's WebSocket -----------------------------------------------------------
@@ -494,6 +574,7 @@ class TableSeat:
     table_id: int
     position: int
     connected: bool
+    player: str
 
 
 def table_seat_for(*, user: User, room_id: int) -> TableSeat | None:
@@ -505,19 +586,23 @@ def table_seat_for(*, user: User, room_id: int) -> TableSeat | None:
     seat = TableState.from_dict(table.state).seat_of(str(user.pk))
     if seat is None:
         return None
-    return TableSeat(room, table.pk, seat.position, seat.connected)
+    return TableSeat(room, table.pk, seat.position, seat.connected, seat.player)
 
 
-def table_resync(*, table_id: int, position: int, since: int | None) -> Json:
-    """What a client that last saw version ``since`` needs: ``{"events": [...]}`` — the events
-    it missed, filtered for its seat — or ``{"snapshot": ...}`` (``views.snapshot_for``) when
-    ``since`` is None, unknown to the log, or too far behind."""
+def table_resync(*, table_id: int, player: str, since: int | None) -> Json:
+    """What ``player``'s client, which last saw version ``since``, needs: ``{"events": [...]}``
+    — the events it missed that the player may see — or ``{"snapshot": ...}``
+    (``views.snapshot_for``) when ``since`` is None, unknown to the log, too far behind, or
+    from before the player sat down (nothing before that is ever replayed). A player no longer
+    at the table gets a spectator's snapshot."""
     table = Table.objects.get(pk=table_id)
     state = TableState.from_dict(table.state)
-    if since is not None and 0 <= state.version - since <= MAX_MISSED_EVENTS:
+    seat = state.seat_of(player)
+    position = None if seat is None else seat.position
+    if seat is not None and since is not None and 0 <= state.version - since <= MAX_MISSED_EVENTS:
         # From ``since`` itself, so that the log is not empty when nothing was missed.
         log = table_events_since(table=table, version=since - 1)
-        missed = missed_events(log, since, position)
+        missed = missed_events(log, since, player, seated_at=seat.since)
         if missed is not None:
             return {"version": state.version, "events": [e.message() for e in missed]}
     return {"version": state.version, "snapshot": snapshot_for(state, position, now=_now())}

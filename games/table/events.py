@@ -5,10 +5,13 @@ order. Each event carries the table version it brought the table to: versions go
 one per event, and ``state.version`` is the version of the last one. The machine never changes
 a state without at least one event, so a version names a state.
 
-``audience`` is ``"all"`` (every seat and spectator may see it) or a seat position (only that
-seat). Secrets (a seat's cards, its special, its suggestions, its draft) only ever appear in
-events addressed to that seat, until the comparison makes the hands public; so filtering by
-audience (:func:`games.table.views.events_for`) is all a view needs.
+``audience`` is ``"all"`` (every seat and spectator may see it) or a **player id** (only that
+player). Secrets (a seat's cards, its special, its suggestions, its draft) only ever appear in
+events addressed to the player who holds them, until the comparison makes the hands public; so
+filtering by audience (:func:`games.table.views.events_for`) is all a view needs. A private
+event belongs to the player, never to the position: whoever sits at that position later sees
+none of it (and a connection is never given events from before its player sat down:
+``SeatState.since``).
 
 The events (the WebSocket protocol is built on them). Times are epoch seconds, ``offset_ms``
 milliseconds after the phase started; ``auto`` is None or ``timeout`` / ``hosted`` / ``escaped``.
@@ -19,7 +22,9 @@ Public (``"all"``):
 ``seated``      ``position, player, ready_deadline`` (None when seated during a round)
 ``ready``       ``position``
 ``left``        ``position, player, reason``: ``left`` (between rounds), ``ready_timeout``
-                (back to the room list), ``escaped`` (left during the round, removed after it)
+                (back to the room list), ``escaped`` (left during the round, removed after it),
+                ``insufficient_coins`` (fewer coins than the table's entry minimum after a
+                settlement: back to the room list; also ``minimum`` and ``balance``)
 ``config``      ``config`` (``RuleConfig.to_dict``), changed between rounds
 ``round_start`` ``round_no, positions, config`` (the round's snapshot of the rules)
 ``phase``       ``phase, started_at, deadline``; in special_choice and arranging also
@@ -40,7 +45,7 @@ Public (``"all"``):
                 ``deck, salt, commitment``
 =============== ==============================================================================
 
-Private (to one seat):
+Private (to the player at one seat):
 
 ================== ===========================================================================
 ``hand``           ``position, cards`` (dealing order), ``offsets_ms`` (when each card lands),
@@ -59,8 +64,12 @@ from typing import Any, Literal
 
 from .state import Json, Phase, SeatState, TableState
 
-Audience = int | Literal["all"]
+# "all", or the id of the one player who may see the event (player ids are never "all" or "").
+Audience = str
 ALL: Literal["all"] = "all"
+# The audience of a private event whose player is unknown (logged before events were addressed
+# to players): nobody sees it.
+NOBODY: Literal[""] = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +81,13 @@ class Event:
     payload: Json
     audience: Audience = ALL
 
-    def visible_to(self, position: int | None) -> bool:
-        """Whether the seat at ``position`` (None: a spectator) may see this event."""
-        return self.audience == ALL or self.audience == position
+    @property
+    def private(self) -> bool:
+        return self.audience != ALL
+
+    def visible_to(self, player: str | None) -> bool:
+        """Whether ``player`` (None: a spectator) may see this event."""
+        return self.audience == ALL or (player is not None and self.audience == player)
 
     def message(self) -> Json:
         """What a client receives: the event without its audience."""
@@ -85,12 +98,11 @@ class Event:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Event:
-        audience = data["audience"]
         return cls(
             int(data["version"]),
             str(data["type"]),
             dict(data["payload"]),
-            ALL if audience == ALL else int(audience),
+            str(data["audience"]),
         )
 
 

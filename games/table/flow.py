@@ -130,7 +130,7 @@ def play_for(step: Step, position: int, reason: str) -> None:
         step.emit(
             "special_chosen",
             {"position": position, "play_special": True, "auto": reason, "deadline": None},
-            audience=position,
+            audience=step.seat(position).player,
         )
     else:
         arranged = best_arrangement(seat.hand, step.state.config)
@@ -138,7 +138,7 @@ def play_for(step: Step, position: int, reason: str) -> None:
         step.emit(
             "arrangement",
             {"position": position, **arranged_json(arranged), "auto": reason},
-            audience=position,
+            audience=step.seat(position).player,
         )
     step.emit("submitted", {"position": position, "auto": reason})
 

@@ -125,7 +125,7 @@ def sit(state: TableState, *, player: str, position: int, now: float) -> Transit
     verify_sit(state, player=player, position=position)
     step = Step(state)
     deadline = now + state.config.ready_seconds if state.phase in LOBBY_PHASES else None
-    step.add_seat(SeatState(player, position, ready_deadline=deadline))
+    step.add_seat(SeatState(player, position, ready_deadline=deadline, since=state.version + 1))
     step.emit("seated", {"position": position, "player": player, "ready_deadline": deadline})
     flow.lobby_changed(step, now)
     return step.done()
@@ -168,6 +168,33 @@ def leave(state: TableState, *, position: int, now: float) -> Transition:
         step.remove_seat(position)
         step.emit("left", {"position": position, "player": seat.player, "reason": "left"})
         flow.lobby_changed(step, now)
+    return step.done()
+
+
+DISMISS_REASONS = frozenset({"insufficient_coins"})
+
+
+def verify_dismiss(state: TableState, *, position: int, reason: str) -> None:
+    _seat(state, position)
+    _phase(state, LOBBY_PHASES, "send a player away")
+    if reason not in DISMISS_REASONS:
+        raise TableError(
+            "bad_reason", f"a player is sent away for one of {sorted(DISMISS_REASONS)}"
+        )
+
+
+def dismiss(
+    state: TableState, *, position: int, reason: str, now: float, **details: int
+) -> Transition:
+    """Between rounds, send a player back to the room list for ``reason`` (e.g. fewer coins
+    than the table's entry minimum after a settlement); ``details`` go into the ``left``
+    event so that the player is told why."""
+    verify_dismiss(state, position=position, reason=reason)
+    seat = _seat(state, position)
+    step = Step(state)
+    step.remove_seat(position)
+    step.emit("left", {"position": position, "player": seat.player, "reason": reason, **details})
+    flow.lobby_changed(step, now)
     return step.done()
 
 
@@ -256,7 +283,7 @@ def deal(
                 "special": step.seat(position).special,
                 "suggestions": suggestions(hand, config),
             },
-            audience=position,
+            audience=step.seat(position).player,
         )
     return step.done()
 
@@ -291,7 +318,7 @@ def choose_special(
             "auto": None,
             "deadline": None if play_special else state.arrange_deadline,
         },
-        audience=position,
+        audience=step.seat(position).player,
     )
     if play_special:
         step.emit("submitted", {"position": position, "auto": None})
@@ -358,7 +385,7 @@ def submit(
             "back": [str(c) for c in arranged.back],
             "auto": None,
         },
-        audience=position,
+        audience=step.seat(position).player,
     )
     step.emit("submitted", {"position": position, "auto": None})
     flow.progress(step, now)
@@ -387,7 +414,9 @@ def save_draft(state: TableState, *, position: int, draft: Json, now: float) -> 
     verify_save_draft(state, position=position, draft=draft)
     step = Step(state)
     step.update_seat(position, draft=draft)
-    step.emit("draft_saved", {"position": position, "draft": draft}, audience=position)
+    step.emit(
+        "draft_saved", {"position": position, "draft": draft}, audience=step.seat(position).player
+    )
     return step.done()
 
 

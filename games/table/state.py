@@ -53,6 +53,9 @@ class SeatState:
     player's answer (None: not asked or not answered yet). ``auto`` is why the hand was played
     for the player (``timeout``, ``hosted``, ``escaped``), None when the player played it.
     ``left``: pressed Leave during a round (an escape); the seat is removed at settlement.
+    ``since``: the table version of the player's ``seated`` event. A connection of this player
+    is never given anything logged before it (a previous occupant's events, or this player's
+    own from an earlier stay at the table).
     """
 
     player: str
@@ -70,6 +73,7 @@ class SeatState:
     arrangement: Arranged | None = None
     auto: str | None = None
     draft: Json | None = None
+    since: int = 0
 
     @property
     def declared(self) -> bool:
@@ -103,6 +107,7 @@ class SeatState:
             "arrangement": None if self.arrangement is None else arranged_json(self.arrangement),
             "auto": self.auto,
             "draft": self.draft,
+            "since": self.since,
         }
 
     @classmethod
@@ -125,6 +130,7 @@ class SeatState:
             arrangement=None if arrangement is None else parse_arranged(arrangement),
             auto=data["auto"],
             draft=data["draft"],
+            since=int(data.get("since", 0)),
         )
 
 

@@ -100,23 +100,24 @@ def snapshot_for(state: TableState, position: int | None, *, now: float) -> Json
     }
 
 
-def events_for(events: Iterable[Event], position: int | None) -> list[Event]:
-    """The events the seat at ``position`` may see (None: a spectator), in order."""
-    return [e for e in events if e.visible_to(position)]
+def events_for(events: Iterable[Event], player: str | None) -> list[Event]:
+    """The events ``player`` may see (None: a spectator), in order."""
+    return [e for e in events if e.visible_to(player)]
 
 
 def missed_events(
-    log: Sequence[Event], since_version: int, position: int | None
+    log: Sequence[Event], since_version: int, player: str | None, *, seated_at: int = 0
 ) -> list[Event] | None:
-    """The events after ``since_version`` this seat may see, or None: send a snapshot.
+    """The events after ``since_version`` that ``player`` may see, or None: send a snapshot.
 
     ``log`` is the tail of the table's events, contiguous and ending at the current version.
-    None when it does not reach back to ``since_version`` or the client claims a version
-    the table never had.
+    None when it does not reach back to ``since_version``, the client claims a version the
+    table never had, or one from before its player sat down (``seated_at``, the version of
+    its ``seated`` event: nothing logged before it is ever replayed to this player).
     """
     if not log:
         return None
     first, last = log[0].version, log[-1].version
-    if not first - 1 <= since_version <= last:
+    if not first - 1 <= since_version <= last or since_version < seated_at - 1:
         return None
-    return events_for((e for e in log if e.version > since_version), position)
+    return events_for((e for e in log if e.version > since_version), player)

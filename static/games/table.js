@@ -289,7 +289,10 @@
         return;
       }
       setConnection("reconnecting");
-      setTimeout(connect, retryDelay);
+      // Closed for flooding (4429): wait out the cool-down the server named, if it did.
+      const wait = event.code === 4429 ? Math.max(retryDelay, coolDownMs || 5000) : retryDelay;
+      coolDownMs = 0;
+      setTimeout(connect, wait);
       retryDelay = Math.min(retryDelay * 2, 15000);
     });
   }
@@ -308,6 +311,11 @@
     return ok;
   }
 
+  // The server's cool-down (ms) named by the last `rate_limited` error, for the reconnect.
+  let coolDownMs = 0;
+  // The `left` event that sent this player away, if any (its reason is shown).
+  let sentAway = null;
+
   function closeForGood(reason) {
     closed = true;
     sessionStorage.removeItem(STORE_KEY);
@@ -316,7 +324,13 @@
       return;
     }
     const why = {
-      left: _("You are no longer at this table."),
+      left:
+        sentAway && sentAway.reason === "insufficient_coins"
+          ? fmt(
+              _("You went back to the room list: this table needs at least %(minimum)s coins and you have %(balance)s."),
+              { minimum: coinText(sentAway.minimum), balance: coinText(sentAway.balance) }
+            )
+          : _("You are no longer at this table."),
       login: _("You are logged out. Log in again."),
       not_seated: _("You are not seated at this table."),
     }[reason];
@@ -355,11 +369,18 @@
         render();
       }
       if (error.code === "not_at_table") closeForGood("left");
+      if (error.code === "rate_limited" && typeof error.retry_after === "number") {
+        coolDownMs = Math.ceil(error.retry_after * 1000);
+      }
       toast(errorText(error), true);
       render();
     },
     pong() {},
   };
+
+  function coinText(value) {
+    return typeof value === "number" ? value.toLocaleString() : "?";
+  }
 
   function errorText(error) {
     const known = {
@@ -370,6 +391,11 @@
       choose_special_first: _("Answer the special hand question first."),
       not_in_round: _("You do not play this round."),
       escaped: _("You have left this round."),
+      insufficient_coins: fmt(
+        _("You need at least %(minimum)s coins to play at this table; you have %(balance)s."),
+        { minimum: coinText(error.minimum), balance: coinText(error.balance) }
+      ),
+      rate_limited: _("Too many requests. Wait a moment and try again."),
       server_error: _("Something went wrong. Try again."),
     };
     return known[error.code] || error.message || error.code;
@@ -496,6 +522,7 @@
     left(p) {
       const who = nameOf(p.position);
       delete table.seats[p.position];
+      if (p.position === ME) sentAway = p;
       if (p.position !== ME) {
         delete names[p.position];
         const text = {

@@ -57,6 +57,17 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     yield w
 
 
+def _range(batch: dict[str, Any]) -> tuple[int, int]:
+    """The versions a group message covers, as a ``range``'s bounds (any player's message)."""
+    message = batch if "first" in batch else next(iter(batch.values()))
+    return message["first"], message["last"] + 1
+
+
+def _seat(player: str, state: TableState) -> int | None:
+    seat = state.seat_of(player)
+    return None if seat is None else seat.position
+
+
 def _player(name: str) -> User:
     if not RuleConfiguration.objects.filter(is_default=True).exists():
         RuleConfiguration.from_engine(DEFAULT_CONFIG, name="Standard 标准", is_default=True)
@@ -193,9 +204,19 @@ def test_a_full_round_deals_settles_once_and_reveals_the_deck(
     # The event log is contiguous, and every event went out on commit, in order.
     versions = list(TableEvent.objects.order_by("version").values_list("version", flat=True))
     assert versions == list(range(1, state.version + 1))
-    sent = [e["version"] for m in world.sent for e in m["events"]]
-    assert sent == versions
-    assert all(m["type"] == "table.events" for m in world.sent)
+    # Each batch goes to every player on its own group, and covers contiguous versions.
+    covered = [v for batch in world.sent for v in range(*_range(batch))]
+    assert covered == versions
+    for batch in world.sent:
+        assert set(batch) <= {str(p.pk) for p in players}
+        assert all(m["type"] == "table.events" for m in batch.values())
+        assert len({_range(m) for m in batch.values()}) == 1
+        for player, m in batch.items():
+            assert all(e["version"] in range(*_range(m)) for e in m["events"])
+            assert not any(
+                e["type"] == "hand" and e["payload"]["position"] != _seat(player, state)
+                for e in m["events"]
+            )
 
 
 def test_no_private_event_shows_another_seats_cards_before_the_reveal(

@@ -177,7 +177,7 @@ def test_8_2_deal_goes_counter_clockwise_from_the_starting_seat() -> None:
     assert deal.payload["start_seat"] == 1
     assert game.hand(1)[:2] == (deck[0], deck[3])
     assert game.hand(2)[0] == deck[1] and game.hand(0)[0] == deck[2]
-    hands = {e.audience: e.payload for e in game.events("hand")}
+    hands = {int(e.audience[1:]): e.payload for e in game.events("hand")}
     assert set(hands) == {0, 1, 2}
     assert hands[2]["cards"] == [str(x) for x in game.hand(2)]
     # Sequential pace: one card every 120 ms round the table; card k of the 2nd seat dealt.
@@ -191,7 +191,7 @@ def test_8_2_simultaneous_deal_gives_everyone_a_card_at_once() -> None:
     game = Game(4, RuleConfig(deal_mode="simultaneous", deal_interval_ms=100))
     game.ready_all()
     game.deal(plain_deck(4, 2), start_seat=3)
-    offsets = {e.audience: e.payload["offsets_ms"] for e in game.events("hand")}
+    offsets = {int(e.audience[1:]): e.payload["offsets_ms"] for e in game.events("hand")}
     assert all(o == [k * 100 for k in range(13)] for o in offsets.values())
     assert game.events("deal")[0].payload["duration_ms"] == 1300
 
@@ -251,7 +251,7 @@ def test_8_full_round(players: int) -> None:
     game.fire()
     assert game.state.phase is Phase.ARRANGING
     assert game.state.deadline == game.now + 30
-    hands = {e.audience: e.payload for e in game.events("hand")}
+    hands = {int(e.audience[1:]): e.payload for e in game.events("hand")}
     for p in range(players):
         first = hands[p]["suggestions"][0]
         game.submit(p, arr(*(" ".join(first[r]) for r in ROWS)))
@@ -294,7 +294,7 @@ def test_5_1_special_holder_is_asked_and_yes_plays_the_special() -> None:
     assert state.phase is Phase.SPECIAL_CHOICE
     assert state.deadline == game.now + 10 and state.arrange_deadline == game.now + 30
     assert game.seat(1).special == "six_pairs"
-    assert {e.audience: e.payload["special"] for e in game.events("hand")} == {
+    assert {int(e.audience[1:]): e.payload["special"] for e in game.events("hand")} == {
         0: None,
         1: "six_pairs",
         2: None,
@@ -347,7 +347,7 @@ def test_5_1_choice_timeout_counts_as_yes() -> None:
     assert seat is not None and seat.declared and seat.auto == "timeout"
     assert game.state.phase is Phase.COMPARING
     chosen = game.events("special_chosen")[0]
-    assert chosen.audience == 1 and chosen.payload["auto"] == "timeout"
+    assert chosen.audience == "p1" and chosen.payload["auto"] == "timeout"
 
 
 def test_5_1_choice_is_refused_with_a_reason() -> None:
@@ -431,7 +431,7 @@ def test_6_arrange_timeout_submits_the_best_arrangement_marked_timeout() -> None
     assert seat.arrangement == best_arrangement(game.hand(1))
     assert seat.auto == "timeout"
     assert game.state.phase is Phase.COMPARING
-    private = [e for e in game.events("arrangement") if e.audience == 1]
+    private = [e for e in game.events("arrangement") if e.audience == "p1"]
     assert private[0].payload["auto"] == "timeout"
     assert game.events("submitted")[-1].payload == {"position": 1, "auto": "timeout"}
 
@@ -660,7 +660,7 @@ def test_9_drafts_are_small_json_objects() -> None:
         machine.verify_save_draft(game.state, position=0, draft=["AS"])  # type: ignore[arg-type]
     game.do(machine.save_draft, position=0, draft={"front": []})
     saved = game.events("draft_saved")[0]
-    assert saved.audience == 0 and saved.payload["draft"] == {"front": []}
+    assert saved.audience == "p0" and saved.payload["draft"] == {"front": []}
 
 
 # -- §8.5 the comparison -----------------------------------------------------------------------

@@ -76,11 +76,31 @@ def test_events_for_filters_other_seats_private_events() -> None:
     game = Game(3)
     game.start()
     hands = game.events("hand")
-    assert [e.audience for e in hands] == [0, 1, 2]
-    mine = events_for(game.log, 1)
-    assert [e.audience for e in mine if e.type == "hand"] == [1]
-    assert all(e.audience in ("all", 1) for e in mine)
+    assert [e.audience for e in hands] == ["p0", "p1", "p2"]
+    mine = events_for(game.log, "p1")
+    assert [e.audience for e in mine if e.type == "hand"] == ["p1"]
+    assert all(e.audience in ("all", "p1") for e in mine)
     assert all(e.audience == "all" for e in events_for(game.log, None))
+
+
+def test_private_events_belong_to_the_player_not_the_position() -> None:
+    """Issue 13: whoever sits at a position later sees none of its earlier player's events."""
+    game = Game(2)
+    game.start()
+    earlier = [e for e in game.log if e.private]
+    assert earlier and {e.audience for e in earlier} == {"p0", "p1"}
+    assert not any(e.visible_to("newcomer") for e in earlier)
+    assert not any(e.visible_to("") for e in earlier)
+
+
+def test_missed_events_never_reach_back_before_the_player_sat_down() -> None:
+    game = Game(2)
+    game.start()
+    log = game.log
+    sat = game.state.seat(0)
+    assert sat is not None and sat.since >= 1
+    assert missed_events(log, sat.since - 1, "p0", seated_at=sat.since) is not None
+    assert missed_events(log, sat.since - 2, "p0", seated_at=sat.since) is None
 
 
 def test_missed_events_or_none_for_a_snapshot() -> None:
@@ -88,15 +108,15 @@ def test_missed_events_or_none_for_a_snapshot() -> None:
     game.start()
     log = game.log[5:]
     first, last = log[0].version, log[-1].version
-    assert missed_events(log, last, 0) == []
-    got = missed_events(log, first + 1, 0)
+    assert missed_events(log, last, "p0") == []
+    got = missed_events(log, first + 1, "p0")
     assert got is not None and [e.version for e in got] == [
-        e.version for e in log if e.version > first + 1 and e.visible_to(0)
+        e.version for e in log if e.version > first + 1 and e.visible_to("p0")
     ]
-    assert missed_events(log, first - 1, 0) is not None  # exactly reaches back
-    assert missed_events(log, first - 2, 0) is None  # gap: snapshot
-    assert missed_events(log, last + 1, 0) is None  # a version the table never had
-    assert missed_events([], 0, 0) is None
+    assert missed_events(log, first - 1, "p0") is not None  # exactly reaches back
+    assert missed_events(log, first - 2, "p0") is None  # gap: snapshot
+    assert missed_events(log, last + 1, "p0") is None  # a version the table never had
+    assert missed_events([], 0, "p0") is None
 
 
 def test_9_reconnect_restores_remaining_time() -> None:
@@ -134,7 +154,8 @@ class Observer:
                 assert self.revealed, f"{event.type} before the comparison"
         for viewer in self.viewers:
             mine = own_cards(state, viewer)
-            for event in events_for(transition.events, viewer):
+            player = None if viewer is None else f"p{viewer}"
+            for event in events_for(transition.events, player):
                 if event.type not in REVEALING:
                     assert cards_in(event.payload) <= mine, (viewer, event)
                 if event.type != "settled":
