@@ -4,6 +4,13 @@ Rounds are written only by :mod:`games.table_services`; here they are listed, fi
 looked at, verified (:func:`games.audit.round_verify`) and exported as CSV. Nothing can be
 added, changed or deleted, superusers included; the `support` group views them
 (``games.view_round``) and exports ledger entries with ``accounts.export_ledger``.
+
+Nobody sees a hand before the settlement, superusers included (issue 13). A round in play is
+listed (who plays, when it started, its commitment) with the "in play" marker, but every page,
+filter, action and export reads rounds through
+:func:`games.selectors.rounds_hidden_until_settled` (the cards, arrangements, specials, deck
+and result of a round in play come out of the database blank), URL lookups on those fields are
+refused, and verifying a round in play computes nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from django.contrib import admin
 from django.contrib.admin.filters import DateFieldListFilter
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
+from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -29,7 +37,22 @@ from accounts.admin import ledger_csv_rows
 from accounts.models import Entry
 from games import audit
 from games.models import Round
+from games.selectors import (
+    ROUND_PLAYER_SECRET_FIELDS,
+    ROUND_SECRET_FIELDS,
+    SHOWN_IF_SETTLED,
+    round_in_play,
+    rounds_hidden_until_settled,
+)
 from shisanshui.csv_export import csv_text, streamed_csv
+
+IN_PLAY = _("in play — cards hidden until settlement")
+STATUS_IN_PLAY = "in_play"
+STATUS_SETTLED = "settled"
+# Field names that no URL lookup of the round list may go through.
+_SECRET_LOOKUPS = frozenset(
+    {*ROUND_SECRET_FIELDS, *ROUND_PLAYER_SECRET_FIELDS, "state", "events", "payload"}
+)
 
 ROUND_CSV_HEADER = (
     "round_id",
@@ -49,15 +72,35 @@ ROUND_CSV_HEADER = (
     "flags",
     "transaction_id",
     "commitment",
+    "status",
+    "cards",
+    "arrangement",
 )
 
 
 def round_csv_rows(rounds: QuerySet[Round]) -> Iterator[tuple[Any, ...]]:
-    """ROUND_CSV_HEADER, then one row per player of each round, in round order."""
+    """ROUND_CSV_HEADER, then one row per player of each round, in round order.
+
+    A round in play has its players, start and commitment, status ``in_play`` and nothing
+    else: no cards, arrangement, special or result (they are blank in the query)."""
     yield ROUND_CSV_HEADER
-    rows = rounds.select_related("table__room").prefetch_related("players__user").order_by("pk")
+    rows = rounds_hidden_until_settled(rounds=rounds.select_related("table__room")).order_by("pk")
     for round_, flags in audit.rounds_with_flags(rows):
+        in_play = round_in_play(round_)
         for p in round_.players.all():
+            played: tuple[Any, ...] = (
+                ("", "", "", "", "", "", "")
+                if in_play
+                else (
+                    p.special,
+                    p.auto,
+                    int(p.escaped),
+                    p.water,
+                    p.delta,
+                    p.penalty,
+                    " ".join(flags),
+                )
+            )
             yield (
                 round_.pk,
                 csv_text(round_.table.room.name),
@@ -67,16 +110,37 @@ def round_csv_rows(rounds: QuerySet[Round]) -> Iterator[tuple[Any, ...]]:
                 round_.settled_at.isoformat() if round_.settled_at else "",
                 csv_text(p.user.username),
                 p.position,
-                p.special,
-                p.auto,
-                int(p.escaped),
-                p.water,
-                p.delta,
-                p.penalty,
-                " ".join(flags),
+                *played,
                 round_.transaction_id or "",
                 round_.commitment,
+                STATUS_IN_PLAY if in_play else STATUS_SETTLED,
+                p.cards,
+                _arrangement_text(p.arrangement),
             )
+
+
+def _arrangement_text(arrangement: Any) -> str:
+    """``front | middle | back`` in card strings, or "" (none, or a special hand)."""
+    if not arrangement:
+        return ""
+    return " | ".join(" ".join(arrangement.get(row, [])) for row in ("front", "middle", "back"))
+
+
+class StatusFilter(admin.SimpleListFilter):
+    """In play (hands hidden until settlement) or settled."""
+
+    title = _("status")
+    parameter_name = "status"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [(STATUS_IN_PLAY, IN_PLAY), (STATUS_SETTLED, _("settled"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Round]) -> QuerySet[Round]:
+        if self.value() == STATUS_IN_PLAY:
+            return queryset.filter(settled_at__isnull=True)
+        if self.value() == STATUS_SETTLED:
+            return queryset.filter(settled_at__isnull=False)
+        return queryset
 
 
 class PlayerFilter(admin.SimpleListFilter):
@@ -151,9 +215,20 @@ class FlagFilter(admin.SimpleListFilter):
 class RoundAdmin(admin.ModelAdmin):
     """Rounds for the settlement audit: read-only, verified on demand."""
 
-    list_display = ("id", "room", "number", "settled_at", "player_names", "amount", "flags")
+    list_display = (
+        "id",
+        "room",
+        "number",
+        "started_at",
+        "settled_at",
+        "status",
+        "player_names",
+        "amount",
+        "flags",
+    )
     list_display_links = ("id", "number")
     list_filter = (
+        StatusFilter,
         PlayerFilter,
         ("table__room", admin.RelatedOnlyFieldListFilter),
         ("settled_at", DateFieldListFilter),
@@ -166,12 +241,17 @@ class RoundAdmin(admin.ModelAdmin):
     ordering = ("-settled_at", "-id")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Round]:
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("table__room")
-            .prefetch_related("players__user")
-        )
+        """Every page, filter, action and export starts here: hands of rounds in play blank."""
+        rounds = super().get_queryset(request).select_related("table__room", "transaction")
+        return rounds_hidden_until_settled(rounds=rounds)
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        """No URL lookup on a hand, the deck, the result or a table's state or events
+        (``?deck__startswith=AS`` would tell a round in play's cards without showing them)."""
+        parts = lookup.split(LOOKUP_SEP)
+        if any(p in _SECRET_LOOKUPS or p.startswith(SHOWN_IF_SETTLED) for p in parts):
+            return False
+        return bool(super().lookup_allowed(lookup, value, request))
 
     # -- read-only for everyone -------------------------------------------------------------
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -191,19 +271,27 @@ class RoundAdmin(admin.ModelAdmin):
     def room(self, round_: Round) -> str:
         return str(round_.table.room.name)
 
+    @admin.display(description=_("status"))
+    def status(self, round_: Round) -> str:
+        return str(IN_PLAY) if round_in_play(round_) else gettext("settled")
+
     @admin.display(description=_("players"))
     def player_names(self, round_: Round) -> str:
-        return ", ".join(
-            f"{p.user.username} {p.delta:+d}"
-            for p in sorted(round_.players.all(), key=lambda p: p.position)
-        )
+        players = sorted(round_.players.all(), key=lambda p: p.position)
+        if round_in_play(round_):
+            return ", ".join(p.user.username for p in players)
+        return ", ".join(f"{p.user.username} {p.delta:+d}" for p in players)
 
     @admin.display(description=_("amount"))
-    def amount(self, round_: Round) -> int:
+    def amount(self, round_: Round) -> int | None:
+        if round_in_play(round_):
+            return None
         return max((abs(p.delta) for p in round_.players.all()), default=0)
 
     @admin.display(description=_("flags"))
     def flags(self, round_: Round) -> str:
+        if round_in_play(round_):
+            return ""
         return " ".join(audit.rounds_with_flags([round_])[0][1])
 
     # -- detail -----------------------------------------------------------------------------
@@ -214,17 +302,19 @@ class RoundAdmin(admin.ModelAdmin):
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
-        """Everything about one round; POST is refused (nothing here can be changed)."""
+        """Everything about one round; POST is refused (nothing here can be changed).
+
+        A round in play shows who plays, when it started and its commitment, with the "in
+        play" marker: no hand, no result, and no verification (nothing is computed)."""
         if request.method != "GET":
             raise PermissionDenied
-        round_ = get_object_or_404(
-            Round.objects.select_related("table__room", "transaction"), pk=object_id
-        )
+        round_ = get_object_or_404(self.get_queryset(request), pk=_int(object_id))
         if not self.has_view_permission(request, round_):
             raise PermissionDenied
-        players = list(round_.players.select_related("user").order_by("position"))
+        players = sorted(round_.players.all(), key=lambda p: p.position)
         report = audit.round_verify(round_=round_)
         checks = {c.user_id: c for c in report.players}
+        in_play = report.in_play
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -233,13 +323,15 @@ class RoundAdmin(admin.ModelAdmin):
             "round": round_,
             "rows": [(p, checks.get(p.user_id)) for p in players],
             "report": report,
+            "in_play": in_play,
+            "in_play_marker": IN_PLAY,
             "config_json": json.dumps(round_.config, indent=2, ensure_ascii=False),
             "result": round_.result or {},
             "transactions": [
                 (t, list(t.entries.select_related("account__user").order_by("id")))
                 for t in audit.round_transactions(round_=round_)
             ],
-            "replay_url": reverse("games:round_replay", args=[round_.pk]),
+            "replay_url": None if in_play else reverse("games:round_replay", args=[round_.pk]),
             **(extra_context or {}),
         }
         return TemplateResponse(request, "admin/games/round/detail.html", context)
@@ -312,10 +404,19 @@ class RoundAdmin(admin.ModelAdmin):
             "opts": self.opts,
             "title": title,
             "reports": reports,
-            "mismatched": [r for r in reports or [] if not r.ok],
+            "verified": [r for r in reports or [] if not r.in_play],
+            "mismatched": [r for r in reports or [] if not r.in_play and not r.ok],
+            "in_play": [r for r in reports or [] if r.in_play],
             **extra,
         }
         return TemplateResponse(request, "admin/games/round/verify.html", context)
+
+
+def _int(value: str) -> int | None:
+    try:
+        return int(value)
+    except ValueError:
+        return None
 
 
 def _date(value: str | None) -> date | None:

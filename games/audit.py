@@ -7,6 +7,12 @@ with the stored result, the stored player rows and the ledger (the settlement an
 transactions referenced ``round:<pk>``). It also checks the revealed deck against the shuffle
 commitment and that the deck deals the stored hands.
 
+Nobody sees a hand before the settlement, staff included (issue 13): every selector here reads
+rounds through :func:`games.selectors.rounds_hidden_until_settled`, which blanks the cards,
+arrangements, specials, deck and result of a round in play in the SQL itself; filters that
+depend on how hands were played match settled rounds only; verifying a round in play computes
+nothing, and its replay is refused (:class:`RoundInPlay`).
+
 The balances before settlement decide the cannot-cover cuts (RULES.md §7.4). The round stores
 them at settlement (``Round.balances``, written by ``table_services._settle`` from the wallets
 it holds locked); for a round without them they are derived from the ledger: the entry of the
@@ -21,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import AccountKind, Entry, Transaction, TransactionKind
@@ -32,8 +38,13 @@ from games.rules.cards import format_cards, parse_cards
 from games.rules.config import RuleConfig
 from games.rules.errors import RulesError
 from games.rules.scoring import Arranged, Declared, Seat, score_round
+from games.selectors import (
+    round_in_play,
+    round_players_hidden_until_settled,
+    rounds_hidden_until_settled,
+)
 from games.table.deck import deal_hands, deal_order, verify_commitment
-from games.table.events import ALL, Event
+from games.table.events import ALL, NOBODY, Event
 from games.table.state import parse_arranged
 from games.table.views import events_for
 
@@ -59,8 +70,12 @@ def rounds_filter(
     flag: str | None = None,
 ) -> QuerySet[Round]:
     """Rounds narrowed by player (username), room, settlement date range (inclusive,
-    local dates), amount (the largest coin movement of one player, |delta|) and a flag."""
-    qs = Round.objects.all() if rounds is None else rounds
+    local dates), amount (the largest coin movement of one player, |delta|) and a flag.
+
+    Their hands are hidden until settlement (:func:`rounds_hidden_until_settled`). The amount
+    and the flags say how the hands were played: they match settled rounds only.
+    """
+    qs = rounds_hidden_until_settled(rounds=rounds)
     if player:
         qs = qs.filter(players__user__username=player)
     if room_id is not None:
@@ -69,6 +84,8 @@ def rounds_filter(
         qs = qs.filter(settled_at__gte=_day_start(date_from))
     if date_to is not None:
         qs = qs.filter(settled_at__lt=_day_start(date_to + timedelta(days=1)))
+    if amount_min is not None or amount_max is not None or flag:
+        qs = qs.filter(settled_at__isnull=False)
     if amount_min is not None:
         qs = qs.filter(Q(players__delta__gte=amount_min) | Q(players__delta__lte=-amount_min))
     if amount_max is not None:
@@ -104,12 +121,12 @@ def round_entries(*, round_: Round) -> QuerySet[Entry]:
 
 
 def player_rounds(*, user: UserModel, limit: int = 50) -> QuerySet[RoundPlayer]:
-    """The player's settled rounds, newest first, with their room."""
-    return (
-        RoundPlayer.objects.filter(user=user, round__settled_at__isnull=False)
-        .select_related("round", "round__table__room")
-        .order_by("-round__settled_at", "-round_id")[:limit]
-    )
+    """The player's rounds, the one in play (if any) first, then the settled ones newest
+    first, with their room; the hand of a round in play reads as blank."""
+    rows = RoundPlayer.objects.filter(user=user).select_related("round", "round__table__room")
+    return round_players_hidden_until_settled(round_players=rows).order_by(
+        F("round__settled_at").desc(nulls_first=True), "-round_id"
+    )[:limit]
 
 
 # -- verification ------------------------------------------------------------------------------
@@ -130,17 +147,19 @@ class PlayerCheck:
 
 @dataclass
 class VerifyReport:
-    """What verifying one round found; ``ok`` when nothing is wrong."""
+    """What verifying one round found; ``ok`` when nothing is wrong. A round in play is not
+    verified (``in_play``: nothing was computed, nothing of its hands read)."""
 
     round_id: int
     label: str
     players: list[PlayerCheck] = field(default_factory=list)
     commitment_ok: bool | None = None
     mismatches: list[str] = field(default_factory=list)
+    in_play: bool = False
 
     @property
     def ok(self) -> bool:
-        return not self.mismatches
+        return not self.in_play and not self.mismatches
 
 
 def _balances_before(round_: Round, rows: list[RoundPlayer]) -> tuple[dict[int, int], list[str]]:
@@ -182,11 +201,15 @@ def _hand(row: RoundPlayer) -> Arranged | Declared:
 def round_verify(*, round_: Round) -> VerifyReport:
     """Recompute ``round_`` with the engine and compare it with what was stored and posted.
 
-    Every mismatch is one line in ``mismatches``; nothing is written.
+    Every mismatch is one line in ``mismatches``; nothing is written. A round in play is
+    answered ``in_play`` at once: its hands are nobody's to read before the settlement.
     """
     report = VerifyReport(round_id=round_.pk, label=str(round_))
-    if round_.settled_at is None or round_.result is None:
-        report.mismatches.append("round not settled")
+    if round_.settled_at is None:
+        report.in_play = True
+        return report
+    if round_.result is None:
+        report.mismatches.append("round settled without a stored result")
         return report
     rows = list(round_.players.select_related("user").order_by("position"))
 
@@ -287,9 +310,19 @@ def rounds_verify(*, date_from: date, date_to: date) -> list[VerifyReport]:
 # -- replay ------------------------------------------------------------------------------------
 
 
+class RoundInPlay(Exception):
+    """The round is not settled: nothing of its play is shown to anyone outside the table."""
+
+
 def round_events(*, round_: Round) -> QuerySet[TableEvent]:
-    """The stored events of the round: from its ``round_start`` to its ``settled`` event."""
+    """The stored events of the round: from its ``round_start`` to its ``settled`` event.
+
+    None for a round in play: its private events (hands, drafts, arrangements) are seen only
+    at the table, by their player, until the settlement.
+    """
     events = TableEvent.objects.filter(table_id=round_.table_id)
+    if round_in_play(round_):
+        return events.none()
     start = (
         events.filter(type="round_start", payload__round_no=round_.number)
         .values_list("version", flat=True)
@@ -309,17 +342,21 @@ def round_events(*, round_: Round) -> QuerySet[TableEvent]:
 
 
 def _event(row: TableEvent) -> Event:
-    audience = ALL if row.audience is None else row.audience
+    if row.recipient is None and row.audience is None:
+        return Event(version=row.version, type=row.type, payload=row.payload, audience=ALL)
+    audience = row.recipient or NOBODY
     return Event(version=row.version, type=row.type, payload=row.payload, audience=audience)
 
 
-def round_replay(*, round_: Round, position: int | None, everything: bool = False) -> list[Event]:
-    """The round's events as the seat at ``position`` saw them (``everything``: staff, every
-    seat's private events too, for a settled round only)."""
+def round_replay(*, round_: Round, player: str | None, everything: bool = False) -> list[Event]:
+    """The round's events as ``player`` saw them (``everything``: staff, every player's private
+    events too, for a settled round only). Raises :class:`RoundInPlay` for a round in play."""
+    if round_in_play(round_):
+        raise RoundInPlay(round_.pk)
     events = [_event(row) for row in round_events(round_=round_)]
     if everything and round_.settled_at is not None:
         return events
-    return events_for(events, position)
+    return events_for(events, player)
 
 
 def round_replay_position(*, round_: Round, user: Any) -> int | None:

@@ -18,6 +18,7 @@ from games import audit
 from games.models import Round
 from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
+from games.selectors import rounds_hidden_until_settled
 from lobby.selectors import seat_view
 
 # English names of the row categories (the Chinese ones are the engine's).
@@ -76,7 +77,7 @@ def table(request: HttpRequest, room_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
-    """The player's recent rounds, newest first."""
+    """The player's recent rounds, newest first (a round in play first, marked, no hand)."""
     rows = audit.player_rounds(user=request.user)
     return render(request, "games/history.html", {"rows": rows})
 
@@ -86,14 +87,21 @@ def history(request: HttpRequest) -> HttpResponse:
 def replay(request: HttpRequest, round_id: int) -> HttpResponse:
     """A round event by event, as the player's seat saw it (staff: every event, once settled).
 
-    Anyone else gets a 404, so the page does not tell which rounds exist.
+    Anyone else gets a 404, so the page does not tell which rounds exist. A round in play is
+    replayed to nobody (403 with the reason): its player's live hand is at the table.
     """
-    round_ = get_object_or_404(Round.objects.select_related("table__room"), pk=round_id)
+    rounds = rounds_hidden_until_settled(rounds=Round.objects.select_related("table__room"))
+    round_ = get_object_or_404(rounds, pk=round_id)
     position = audit.round_replay_position(round_=round_, user=request.user)
     staff = request.user.is_staff and request.user.has_perm("games.view_round")
     if position is None and not staff:
         raise Http404
-    events = audit.round_replay(round_=round_, position=position, everything=position is None)
+    player = None if position is None else str(request.user.pk)
+    try:
+        events = audit.round_replay(round_=round_, player=player, everything=position is None)
+    except audit.RoundInPlay:
+        context = {"round": round_, "position": position, "in_play": True}
+        return render(request, "games/replay.html", context, status=403)
     steps = [
         {
             "version": e.version,

@@ -258,7 +258,7 @@ def test_the_rule_history_compares_two_versions(rules_admin: User, support: User
 
 def _stored(round_: Round) -> list[Event]:
     return [
-        Event(e.version, e.type, e.payload, ALL if e.audience is None else e.audience)
+        Event(e.version, e.type, e.payload, ALL if e.recipient is None else e.recipient)
         for e in TableEvent.objects.filter(table=round_.table).order_by("version")
     ]
 
@@ -284,10 +284,9 @@ def test_the_replay_reproduces_the_seats_events_and_hides_other_hands(
     start = next(e.version for e in stored if e.type == "round_start")
     end = next(e.version for e in stored if e.type == "settled")
     for user in players:
-        position = played.players.get(user=user).position
         other = played.players.exclude(user=user).get()
-        steps = audit.round_replay(round_=played, position=position)
-        expected = [e for e in events_for(stored, position) if start <= e.version <= end]
+        steps = audit.round_replay(round_=played, player=str(user.pk))
+        expected = [e for e in events_for(stored, str(user.pk)) if start <= e.version <= end]
         assert steps == expected
         response = logged_in(user).get(url)
         assert response.status_code == 200
@@ -298,7 +297,7 @@ def test_the_replay_reproduces_the_seats_events_and_hides_other_hands(
         early = [s for s in response.context["steps"] if s["version"] < reveal]
         first_card = other.cards.split()[0]
         assert all(f'"{first_card}"' not in s["payload"] for s in early if s["type"] != "deal")
-        assert not any(e.type == "hand" and e.audience != position for e in steps)
+        assert not any(e.type == "hand" and e.audience != str(user.pk) for e in steps)
         assert "replay.js" in html
     carol = User.objects.create_user("carol", password="not-used-1")
     assert logged_in(carol).get(url).status_code == 404
