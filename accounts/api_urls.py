@@ -9,4 +9,6 @@ urlpatterns = [
     path("me/", apis.MeApi.as_view(), name="api-me"),
     path("wallet/", apis.WalletApi.as_view(), name="api-wallet"),
     path("wallet/entries/", apis.WalletEntriesApi.as_view(), name="api-wallet-entries"),
+    path("wallet/daily-bonus/", apis.DailyBonusApi.as_view(), name="api-wallet-daily-bonus"),
+    path("wallet/relief/", apis.ReliefApi.as_view(), name="api-wallet-relief"),
 ]

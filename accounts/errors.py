@@ -47,3 +47,24 @@ class AlreadyReversed(LedgerError):
 
 class NotReversible(LedgerError):
     """The transaction is itself a reversal; correct it with a new transaction instead."""
+
+
+class ClaimRefused(LedgerError):
+    """A daily bonus or relief grant that may not be claimed now.
+
+    `code` names the rule that refused it (`daily_bonus_off`, `already_claimed`, `relief_off`,
+    `not_broke`, `relief_limit`, `in_round`, `bot`); `message` says why, for the player.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class SignupRefused(Exception):
+    """A sign-up refused before anything was written; `code` is `signup_limit`."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message

@@ -14,21 +14,30 @@ RULES_ADMIN = "rules_admin"
 # group name -> permissions as "app_label.codename".
 GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
     # Read-only access to users, wallets, the ledger, the rule configurations and the played
-    # rounds (settlement audit), and the CSV export of ledger entries.
+    # rounds (settlement audit), the CSV export of ledger entries, and the collusion report.
     SUPPORT: (
         "accounts.view_user",
         "accounts.view_account",
         "accounts.view_transaction",
         "accounts.view_entry",
         "accounts.export_ledger",
+        # The economy: its settings (read-only), sign-ups per address, and the collusion
+        # report, whose flags support reviews (status and note only: accounts.admin).
+        "accounts.view_economysettings",
+        "accounts.view_signupquota",
+        "accounts.view_collusionflag",
+        "accounts.change_collusionflag",
         "games.view_ruleconfiguration",
         "games.view_specialhandsetting",
         "games.view_round",
         "games.view_roundplayer",
         "games.view_tableevent",
     ),
-    # Edits the rule configurations (games migration 0005 grants the same).
+    # Edits the rule configurations (games migration 0005 grants the same) and the economy
+    # settings (grants, sign-up limit, collusion thresholds).
     RULES_ADMIN: (
+        "accounts.view_economysettings",
+        "accounts.change_economysettings",
         "games.view_ruleconfiguration",
         "games.add_ruleconfiguration",
         "games.change_ruleconfiguration",

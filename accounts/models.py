@@ -9,13 +9,18 @@ and negative wallets (migration 0003), so a bug or a hand-written SQL statement 
 destroy coins.
 """
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Now
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
 
 
 class User(AbstractUser):
@@ -98,6 +103,8 @@ class TransactionKind(models.TextChoices):
     ESCAPE_PENALTY = "escape_penalty", _("Escape penalty")
     ADMIN_ADJUSTMENT = "admin_adjustment", _("Admin adjustment")
     REVERSAL = "reversal", _("Reversal")
+    DAILY_BONUS = "daily_bonus", _("Daily bonus")
+    RELIEF = "relief", _("Relief grant")
 
 
 # Kinds whose transactions must say why they were made.
@@ -206,3 +213,262 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.amount:+d} → {self.account} ({self.transaction})"
+
+
+# The economy: what coins the platform gives away, and what watches for their abuse.
+
+# The defaults of the economy settings (documented in docs/security.md). The sign-up grant's
+# default is the SIGNUP_GRANT setting, read when a player signs up.
+DEFAULT_DAILY_BONUS = 2_000
+DEFAULT_RELIEF_AMOUNT = 10_000
+DEFAULT_RELIEF_BELOW = 5_000
+DEFAULT_RELIEF_PER_DAY = 2
+DEFAULT_SIGNUPS_PER_ADDRESS_PER_DAY = 5
+DEFAULT_COLLUSION_MIN_ROUNDS = 20
+DEFAULT_COLLUSION_DAYS = 7
+DEFAULT_COLLUSION_MIN_SHARE_PERCENT = 80
+DEFAULT_COLLUSION_MIN_FLOW = 20_000
+# Far below BIGINT's range, like accounts.services.MAX_AMOUNT (which imports this module).
+MAX_ECONOMY_AMOUNT = 10**15
+
+
+def _coins_range() -> list[Any]:
+    return [
+        MinValueValidator(0, _("Enter 0 or more coins; a negative amount is not allowed.")),
+        MaxValueValidator(MAX_ECONOMY_AMOUNT, _("At most 1,000,000,000,000,000 coins.")),
+    ]
+
+
+class EconomySettings(models.Model):
+    """The one row of economy settings, edited in the admin (history kept).
+
+    Read through `accounts.selectors.economy_settings`, which answers the defaults while the
+    row does not exist yet; the admin creates it on first visit. `signup_grant` empty means
+    "the SIGNUP_GRANT setting". Every amount is a whole number of coins; 0 turns a grant off.
+    """
+
+    SINGLETON_ID = 1
+
+    signup_grant = models.BigIntegerField(
+        _("sign-up grant"),
+        null=True,
+        blank=True,
+        validators=_coins_range(),
+        help_text=_("Coins a new player receives. Empty: the SIGNUP_GRANT setting."),
+    )
+    daily_bonus = models.BigIntegerField(
+        _("daily bonus"),
+        default=DEFAULT_DAILY_BONUS,
+        validators=_coins_range(),
+        help_text=_("Coins a player may claim once per day (UTC). 0 turns the bonus off."),
+    )
+    relief_amount = models.BigIntegerField(
+        _("relief grant"),
+        default=DEFAULT_RELIEF_AMOUNT,
+        validators=_coins_range(),
+        help_text=_("Coins a broke player may claim. 0 turns relief off."),
+    )
+    relief_below = models.BigIntegerField(
+        _("relief below"),
+        default=DEFAULT_RELIEF_BELOW,
+        validators=_coins_range(),
+        help_text=_("Relief may be claimed only by a player holding fewer coins than this."),
+    )
+    relief_per_day = models.PositiveSmallIntegerField(
+        _("reliefs per day"),
+        default=DEFAULT_RELIEF_PER_DAY,
+        validators=[MaxValueValidator(100, _("At most 100 reliefs a day."))],
+        help_text=_("How many times a player may claim relief per day (UTC)."),
+    )
+    signups_per_address_per_day = models.PositiveIntegerField(
+        _("sign-ups per address per day"),
+        default=DEFAULT_SIGNUPS_PER_ADDRESS_PER_DAY,
+        help_text=_(
+            "Accounts that may be created from one IP address (an IPv6 /64 network) per day "
+            "(UTC). 0: no limit."
+        ),
+    )
+    collusion_min_rounds = models.PositiveIntegerField(
+        _("collusion: shared rounds"),
+        default=DEFAULT_COLLUSION_MIN_ROUNDS,
+        validators=[MinValueValidator(1, _("At least 1 shared round."))],
+        help_text=_("A pair is reported after at least this many settled rounds together."),
+    )
+    collusion_days = models.PositiveIntegerField(
+        _("collusion: days"),
+        default=DEFAULT_COLLUSION_DAYS,
+        validators=[
+            MinValueValidator(1, _("At least 1 day.")),
+            MaxValueValidator(365, _("At most 365 days.")),
+        ],
+        help_text=_("The rounds of this many past days are examined."),
+    )
+    collusion_min_share_percent = models.PositiveSmallIntegerField(
+        _("collusion: share of losses (%)"),
+        default=DEFAULT_COLLUSION_MIN_SHARE_PERCENT,
+        validators=[
+            MinValueValidator(1, _("The share is a percentage from 1 to 100.")),
+            MaxValueValidator(100, _("The share is a percentage from 1 to 100.")),
+        ],
+        help_text=_(
+            "A pair is reported when at least this share of one player's losses in their "
+            "shared rounds went, net, to the other."
+        ),
+    )
+    collusion_min_flow = models.BigIntegerField(
+        _("collusion: minimum flow"),
+        default=DEFAULT_COLLUSION_MIN_FLOW,
+        validators=_coins_range(),
+        help_text=_("And at least this many coins went, net, from one to the other."),
+    )
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    history = HistoricalRecords(
+        verbose_name=_("historical economy settings"),
+        verbose_name_plural=_("historical economy settings"),
+    )
+
+    class Meta:
+        verbose_name = _("economy settings")
+        verbose_name_plural = _("economy settings")
+        constraints = [
+            models.CheckConstraint(condition=Q(id=1), name="economy_settings_singleton"),
+            models.CheckConstraint(
+                condition=Q(signup_grant__isnull=True) | Q(signup_grant__gte=0),
+                name="economy_signup_grant_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(daily_bonus__gte=0)
+                & Q(relief_amount__gte=0)
+                & Q(relief_below__gte=0)
+                & Q(collusion_min_flow__gte=0),
+                name="economy_amounts_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(collusion_min_rounds__gte=1)
+                & Q(collusion_days__gte=1)
+                & Q(collusion_min_share_percent__gte=1)
+                & Q(collusion_min_share_percent__lte=100),
+                name="economy_collusion_thresholds_usable",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return str(_("Economy settings"))
+
+    def clean(self) -> None:
+        """Refuse settings that would make a grant unclaimable by mistake."""
+        errors: dict[str, str] = {}
+        if self.relief_amount and not self.relief_below:
+            errors["relief_below"] = gettext(
+                "With a relief grant, set the balance below which it may be claimed "
+                "(or set the relief grant to 0 to turn relief off)."
+            )
+        if self.relief_amount and not self.relief_per_day:
+            errors["relief_per_day"] = gettext(
+                "With a relief grant, allow at least one a day "
+                "(or set the relief grant to 0 to turn relief off)."
+            )
+        if errors:
+            raise ValidationError(errors)
+
+    @property
+    def effective_signup_grant(self) -> int:
+        """The coins a new player receives now."""
+        if self.signup_grant is None:
+            return int(settings.SIGNUP_GRANT)
+        return self.signup_grant
+
+
+class SignupQuota(models.Model):
+    """Accounts created from one address (an IPv4 address or an IPv6 /64) on one UTC day.
+
+    Taken under a row lock by `user_signup`, in the same transaction that creates the user, so
+    the count is exact: a refused or failed sign-up leaves it unchanged.
+    """
+
+    address = models.CharField(_("address"), max_length=64)
+    day = models.DateField(_("day (UTC)"))
+    count = models.PositiveIntegerField(_("sign-ups"), default=0)
+
+    class Meta:
+        verbose_name = _("sign-ups by address")
+        verbose_name_plural = _("sign-ups by address")
+        ordering = ["-day", "-count"]
+        constraints = [
+            models.UniqueConstraint(fields=["address", "day"], name="signup_quota_one_per_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.address} {self.day}: {self.count}"
+
+
+class CollusionStatus(models.TextChoices):
+    OPEN = "open", _("Open")
+    REVIEWED = "reviewed", _("Reviewed")
+    DISMISSED = "dismissed", _("Dismissed")
+
+
+class CollusionFlag(models.Model):
+    """A pair of players whose shared rounds moved coins one way: `loser` -> `winner`.
+
+    Written by `accounts.collusion.collusion_scan` (hourly) and updated in place each time the
+    pair is found again; the numbers describe the scan's window (the last `collusion_days`).
+    `flow` is the net coins from loser to winner in their shared settled rounds, `losses` all
+    the coins the loser paid in those rounds, `share_percent` = flow / losses. Support sets
+    `status` and `note`; a scan never changes them.
+    """
+
+    loser = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("losing player"),
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    winner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("winning player"),
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    shared_rounds = models.PositiveIntegerField(_("shared rounds"))
+    flow = models.BigIntegerField(_("net flow (coins)"))
+    losses = models.BigIntegerField(_("loser's losses (coins)"))
+    share_percent = models.DecimalField(_("share of losses (%)"), max_digits=5, decimal_places=1)
+    first_round_at = models.DateTimeField(_("first shared round"))
+    last_round_at = models.DateTimeField(_("last shared round"))
+    status = models.CharField(
+        _("status"),
+        max_length=16,
+        choices=CollusionStatus.choices,
+        default=CollusionStatus.OPEN,
+    )
+    note = models.TextField(_("note"), blank=True)
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("reviewer"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
+    flagged_at = models.DateTimeField(_("first flagged"), db_default=Now(), editable=False)
+    updated_at = models.DateTimeField(_("last found"))
+
+    class Meta:
+        verbose_name = _("collusion flag")
+        verbose_name_plural = _("collusion flags")
+        ordering = ["-updated_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["loser", "winner"], name="collusion_flag_one_per_pair"),
+            models.CheckConstraint(
+                condition=~Q(loser=models.F("winner")), name="collusion_flag_two_players"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=CollusionStatus.values), name="collusion_flag_status_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return gettext("%(loser)s to %(winner)s") % {"loser": self.loser, "winner": self.winner}

@@ -1,8 +1,9 @@
 """Services of the accounts app: signing up, and every movement of coins.
 
-`ledger_post` is the only code that moves coins; the `wallet_*` services, `ledger_reverse` and
-`user_signup` are thin, named uses of it. A refused request raises an `accounts.errors`
-`LedgerError` and writes nothing.
+`ledger_post` is the only code that moves coins; the `wallet_*` services (grants, transfers,
+penalties, adjustments, and the grants players claim: `wallet_daily_bonus_claim`,
+`wallet_relief_claim`), `ledger_reverse` and `user_signup` are thin, named uses of it. A refused
+request raises an `accounts.errors` `LedgerError` and writes nothing.
 
 How a post runs (check -> lock -> write -> notify on commit):
 1. validate the request in Python, without touching the database;
@@ -19,11 +20,22 @@ import hashlib
 import json
 import logging
 from collections.abc import Mapping
+from datetime import date, datetime
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
+from accounts.economy import (
+    daily_bonus_key,
+    daily_bonus_refusal,
+    economy_settings,
+    network_address,
+    relief_key_prefix,
+    relief_refusal,
+    reliefs_claimed,
+    utc_day,
+)
 from accounts.errors import (
     AlreadyReversed,
     IdempotencyConflict,
@@ -34,13 +46,16 @@ from accounts.errors import (
     LedgerError,
     MissingReason,
     NotReversible,
+    SignupRefused,
     UnknownAccount,
 )
 from accounts.models import (
     KINDS_NEEDING_A_REASON,
     Account,
     AccountKind,
+    EconomySettings,
     Entry,
+    SignupQuota,
     Transaction,
     TransactionKind,
     User,
@@ -492,19 +507,145 @@ def _check_positive(amount: int) -> None:
 
 
 @transaction.atomic
-def user_signup(*, username: str, password: str, email: str = "") -> User:
-    """Create a player with a wallet holding the sign-up grant (settings.SIGNUP_GRANT).
+def user_signup(
+    *,
+    username: str,
+    password: str,
+    email: str = "",
+    ip_address: str | None = None,
+    now: datetime | None = None,
+) -> User:
+    """Create a player with a wallet holding the sign-up grant (the economy settings'; by
+    default settings.SIGNUP_GRANT).
 
+    With `ip_address` (the sign-up page passes the client's), the sign-up counts against the
+    address's quota for the UTC day (`signups_per_address_per_day`); over it, SignupRefused is
+    raised and nothing is written. The quota is taken under a row lock in this transaction, so
+    concurrent sign-ups from one address cannot exceed it and a failed sign-up does not count.
     The password is expected to have been validated by the sign-up form.
     """
+    economy = economy_settings()
+    if ip_address is not None:
+        signup_quota_take(
+            address=network_address(ip_address),
+            day=utc_day(now),
+            limit=economy.signups_per_address_per_day,
+        )
     user = User.objects.create_user(username=username, email=email, password=password)
     wallet_get_or_create(user=user)
-    if settings.SIGNUP_GRANT > 0:
+    grant = economy.effective_signup_grant
+    if grant > 0:
         wallet_grant(
             user=user,
-            amount=settings.SIGNUP_GRANT,
+            amount=grant,
             idempotency_key=f"signup-grant:user:{user.pk}",
             reference=f"user:{user.pk}",
             reason="Sign-up grant",
         )
     return user
+
+
+def signup_quota_take(*, address: str, day: date, limit: int) -> SignupQuota:
+    """Count one sign-up from `address` on `day`, or raise SignupRefused if `limit` (> 0) are
+    already counted. Call inside the transaction that creates the user."""
+    SignupQuota.objects.get_or_create(address=address, day=day)
+    quota = SignupQuota.objects.select_for_update().get(address=address, day=day)
+    if limit > 0 and quota.count >= limit:
+        logger.warning(
+            "accounts: sign-up refused, %s accounts already created today from %s",
+            quota.count,
+            address,
+        )
+        raise SignupRefused(
+            "signup_limit",
+            ngettext(
+                "An account has already been created from your network address today, the "
+                "most allowed. Please try again tomorrow (from 00:00 UTC) or log in.",
+                "%(limit)s accounts have already been created from your network address "
+                "today, the most allowed. Please try again tomorrow (from 00:00 UTC) or log in.",
+                limit,
+            )
+            % {"limit": limit},
+        )
+    quota.count += 1
+    quota.save(update_fields=["count"])
+    return quota
+
+
+# Grants players claim: the daily bonus and relief for broke players.
+
+
+def _lock_player(user: User) -> None:
+    """Serialise one player's claims. The user row is locked by nothing else, and only before
+    the ledger locks the mint and the wallet, so this adds no lock cycle."""
+    User.objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).get()
+
+
+@transaction.atomic
+def wallet_daily_bonus_claim(*, user: User, now: datetime | None = None) -> Transaction:
+    """Credit today's bonus (the economy settings' `daily_bonus`) to the player's wallet.
+
+    Once per UTC day: the idempotency key "daily_bonus:user:<id>:<date>" makes a second
+    posting impossible, and a second claim, even one racing the first, raises
+    ClaimRefused("already_claimed"). Other refusals: `daily_bonus_off`, `bot`.
+    """
+    _lock_player(user)
+    economy = economy_settings()
+    refusal = daily_bonus_refusal(user=user, economy=economy, now=now)
+    if refusal is not None:
+        raise refusal
+    posted = _mint_to(
+        user=user,
+        kind=TransactionKind.DAILY_BONUS,
+        amount=economy.daily_bonus,
+        idempotency_key=daily_bonus_key(user=user, day=utc_day(now)),
+    )
+    logger.info("accounts: daily bonus of %s coins to user %s", economy.daily_bonus, user.pk)
+    return posted
+
+
+@transaction.atomic
+def wallet_relief_claim(*, user: User, now: datetime | None = None) -> Transaction:
+    """Credit a relief grant (`relief_amount`) to a player holding fewer than `relief_below`
+    coins, at most `relief_per_day` times per UTC day, never during a round.
+
+    The n-th relief of a day is keyed "relief:user:<id>:<date>:<n>", so two racing claims are
+    one posting. Refusals (ClaimRefused): `relief_off`, `not_broke`, `relief_limit`,
+    `in_round`, `bot`.
+    """
+    _lock_player(user)
+    economy = economy_settings()
+    refusal = relief_refusal(user=user, economy=economy, now=now)
+    if refusal is not None:
+        raise refusal
+    day = utc_day(now)
+    number = reliefs_claimed(user=user, day=day) + 1
+    posted = _mint_to(
+        user=user,
+        kind=TransactionKind.RELIEF,
+        amount=economy.relief_amount,
+        idempotency_key=f"{relief_key_prefix(user=user, day=day)}{number}",
+    )
+    logger.info("accounts: relief of %s coins to user %s", economy.relief_amount, user.pk)
+    return posted
+
+
+def _mint_to(*, user: User, kind: str, amount: int, idempotency_key: str) -> Transaction:
+    _check_positive(amount)
+    mint = account_system_get_or_create(kind=AccountKind.MINT)
+    wallet = wallet_get_or_create(user=user)
+    return ledger_post(
+        kind=kind,
+        entries={mint: -amount, wallet: amount},
+        idempotency_key=idempotency_key,
+        reference=f"user:{user.pk}",
+    )
+
+
+# The economy settings.
+
+
+def economy_settings_get_or_create() -> EconomySettings:
+    """The stored economy settings, created with the defaults if there are none yet."""
+    stored, _created = EconomySettings.objects.get_or_create(pk=EconomySettings.SINGLETON_ID)
+    return stored

@@ -33,4 +33,6 @@ urlpatterns = [
         name="password_change_done",
     ),
     path("profile/", views.profile, name="profile"),
+    path("profile/daily-bonus/", views.claim_daily_bonus, name="claim_daily_bonus"),
+    path("profile/relief/", views.claim_relief, name="claim_relief"),
 ]

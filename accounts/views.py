@@ -1,9 +1,11 @@
-"""Pages of the accounts app: sign-up and the profile. Log-in, log-out and password change
-are Django's own views with our templates (see accounts/urls.py)."""
+"""Pages of the accounts app: sign-up and the profile, with the buttons that claim the daily
+bonus and relief. Log-in, log-out and password change are Django's own views with our
+templates (see accounts/urls.py)."""
 
+import math
+from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -11,13 +13,25 @@ from django.core.paginator import Paginator
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 from django.views.generic import FormView
+from rest_framework.throttling import SimpleRateThrottle
 
+from accounts.economy import (
+    coins,
+    daily_bonus_status,
+    economy_settings,
+    next_utc_midnight,
+    relief_status,
+)
+from accounts.errors import ClaimRefused, SignupRefused
 from accounts.forms import SignUpForm
+from accounts.models import Transaction
 from accounts.selectors import wallet_balance, wallet_entries
-from accounts.services import user_signup
+from accounts.services import user_signup, wallet_daily_bonus_claim, wallet_relief_claim
+from shisanshui.api import retry_message
 
 ENTRIES_PER_PAGE = 20
 
@@ -34,7 +48,8 @@ class SignUpView(FormView):
         return super().dispatch(request, *args, **kwargs)
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        return {**super().get_context_data(**kwargs), "SIGNUP_GRANT": settings.SIGNUP_GRANT}
+        grant = economy_settings().effective_signup_grant
+        return {**super().get_context_data(**kwargs), "SIGNUP_GRANT": grant}
 
     def form_valid(self, form: SignUpForm) -> HttpResponse:
         try:
@@ -42,12 +57,23 @@ class SignUpView(FormView):
                 username=form.cleaned_data["username"],
                 email=form.cleaned_data.get("email", ""),
                 password=form.cleaned_data["password1"],
+                # daphne --proxy-headers sets it from the proxy's X-Forwarded-For.
+                ip_address=self.request.META.get("REMOTE_ADDR", ""),
             )
+        except SignupRefused as refusal:
+            # Too many accounts from this address today: 429, nothing created.
+            form.add_error(None, refusal.message)
+            response = self.form_invalid(form)
+            response.status_code = 429
+            seconds = (next_utc_midnight() - timezone.now()).total_seconds()
+            response["Retry-After"] = str(max(1, math.ceil(seconds)))
+            return response
         except IntegrityError:
             # Someone took the name between the form's check and our insert.
             form.add_error("username", _("A user with that username already exists."))
             return self.form_invalid(form)
-        login(self.request, user)
+        # Several authentication backends (django-axes first): name the one that logs in.
+        login(self.request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(
             self.request,
             _("Welcome, %(username)s! Your wallet holds %(balance)s coins.")
@@ -56,12 +82,88 @@ class SignUpView(FormView):
         return redirect("accounts:profile")
 
 
-@login_required
-@require_safe
-def profile(request: HttpRequest) -> HttpResponse:
-    """The player's balance and ledger history, newest first, a page at a time."""
+def _profile_page(request: HttpRequest, *, status: int = 200) -> HttpResponse:
     page = Paginator(wallet_entries(user=request.user), ENTRIES_PER_PAGE).get_page(
         request.GET.get("page")
     )
-    context = {"balance": wallet_balance(user=request.user), "page": page}
-    return render(request, "accounts/profile.html", context)
+    economy = economy_settings()
+    context = {
+        "balance": wallet_balance(user=request.user),
+        "page": page,
+        "daily_bonus": daily_bonus_status(user=request.user, economy=economy),
+        "relief": relief_status(user=request.user, economy=economy),
+    }
+    return render(request, "accounts/profile.html", context, status=status)
+
+
+@login_required
+@require_safe
+def profile(request: HttpRequest) -> HttpResponse:
+    """The player's balance, the grants they may claim, and their ledger history, newest
+    first, a page at a time."""
+    return _profile_page(request)
+
+
+class ClaimThrottle(SimpleRateThrottle):
+    """A claim button's rate per user: the API's scope of the same claim, same cache key, so
+    the page and the API share one budget (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES)."""
+
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
+        super().__init__()
+
+    def get_cache_key(self, request: Any, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+def _claim(
+    request: HttpRequest,
+    *,
+    scope: str,
+    claim: Callable[..., Transaction],
+    done: str,
+) -> HttpResponse:
+    """POST from a profile button: claim, then back to the profile with what happened.
+
+    Over the rate: the profile page with status 429 and the time to wait, nothing claimed.
+    """
+    throttle = ClaimThrottle(scope)
+    if not throttle.allow_request(request, None):
+        seconds = max(1, math.ceil(throttle.wait() or 1))
+        messages.error(request, retry_message(seconds))
+        response = _profile_page(request, status=429)
+        response["Retry-After"] = str(seconds)
+        return response
+    user = request.user
+    try:
+        posted = claim(user=user)
+    except ClaimRefused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        amount = posted.entries.get(account__user=user).amount
+        messages.success(request, done % {"amount": coins(amount)})
+    return redirect("accounts:profile")
+
+
+@login_required
+@require_POST
+def claim_daily_bonus(request: HttpRequest) -> HttpResponse:
+    """The profile's "Claim daily bonus" button."""
+    return _claim(
+        request,
+        scope="wallet_daily_bonus",
+        claim=wallet_daily_bonus_claim,
+        done=_("You received your daily bonus of %(amount)s coins."),
+    )
+
+
+@login_required
+@require_POST
+def claim_relief(request: HttpRequest) -> HttpResponse:
+    """The profile's "Claim relief" button."""
+    return _claim(
+        request,
+        scope="wallet_relief",
+        claim=wallet_relief_claim,
+        done=_("You received a relief grant of %(amount)s coins."),
+    )

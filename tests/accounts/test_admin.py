@@ -74,11 +74,20 @@ def test_the_groups_exist_with_their_permissions() -> None:
         "accounts.view_entry",
         "accounts.view_transaction",
         "accounts.view_user",
+        "accounts.view_economysettings",
+        "accounts.view_signupquota",
+        "accounts.view_collusionflag",
+        # Reviewing a flag: its status and note only (tests/accounts/test_collusion_admin.py).
+        "accounts.change_collusionflag",
     }
-    assert all(p.split(".")[1].startswith("view_") for p in support - {"accounts.export_ledger"})
+    reads = support - {"accounts.export_ledger", "accounts.change_collusionflag"}
+    assert all(p.split(".")[1].startswith("view_") for p in reads)
     rules_admin = _permissions_of(RULES_ADMIN)
     assert "games.change_ruleconfiguration" in rules_admin
-    assert not {p for p in rules_admin if p.startswith("accounts.")}
+    assert {p for p in rules_admin if p.startswith("accounts.")} == {
+        "accounts.view_economysettings",
+        "accounts.change_economysettings",
+    }
 
 
 def test_the_groups_are_restored_after_every_migrate() -> None:

@@ -67,3 +67,16 @@ def test_load_test_rules_are_created_once_without_pacing() -> None:
     config = RuleConfiguration.objects.get(pk=int(first.getvalue())).engine_config()
     assert (config.deal_interval_ms, config.reveal_interval_ms) == (0, 0)
     assert config.arrange_seconds == LOAD_TEST_RULES["arrange_seconds"]
+
+
+@pytest.mark.django_db
+def test_load_test_rules_lift_the_signup_limit_only_when_asked() -> None:
+    from accounts.economy import economy_settings
+
+    default_rules()
+    limit = economy_settings().signups_per_address_per_day
+    assert limit > 0
+    call_command("load_test_rules", stdout=io.StringIO(), stderr=io.StringIO())
+    assert economy_settings().signups_per_address_per_day == limit
+    call_command("load_test_rules", "--open-signups", stdout=io.StringIO(), stderr=io.StringIO())
+    assert economy_settings().signups_per_address_per_day == 0
