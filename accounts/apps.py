@@ -25,3 +25,9 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_sync_staff_groups, dispatch_uid="accounts.sync_staff_groups")
+        from django.contrib.auth import get_user_model
+
+        from accounts.signals import password_change_receivers_connect
+
+        # A changed password deletes the user's API tokens.
+        password_change_receivers_connect(get_user_model())

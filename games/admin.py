@@ -33,13 +33,14 @@ from simple_history.admin import SimpleHistoryAdmin
 from games.models import PLAIN_FIELDS, ROW_BONUS_FIELDS, RuleConfiguration, SpecialHandSetting
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_BY_ID, SPECIAL_IDS, RuleConfig
 from games.rules.errors import ConfigError
-from games.rules.stats import SpecialStats
-from games.selectors import rule_config_special_stats
+from games.rules.stats import SpecialStats, special_stats
+from games.selectors import special_stats_settings
 from games.services import (
     rule_configuration_save,
     rule_configuration_set_default,
     special_hands_save,
 )
+from games.special_stats import special_deals_build_in_background, special_deals_ready
 
 # Engine field name (as ConfigError messages start) -> the form field it belongs to.
 _ERROR_FIELDS = {name: name for name in PLAIN_FIELDS} | {
@@ -311,7 +312,19 @@ class RuleConfigurationAdmin(SimpleHistoryAdmin):
         config = self._saved_config(obj)
         if config is None:
             return gettext("The stored rules are invalid.")
-        stats: SpecialStats = rule_config_special_stats(config)
+        deals = special_deals_ready()
+        if deals is None:
+            # Never simulate in a request (tens of seconds): build in the background and say so.
+            special_deals_build_in_background()
+            return render_to_string(
+                "admin/games/ruleconfiguration/special_stats_pending.html",
+                {
+                    "deals": f"{special_stats_settings()[1]:,}",
+                    "entry_minimum": f"{config.entry_minimum:,}",
+                    "base_score": f"{config.base_score:,}",
+                },
+            )
+        stats: SpecialStats = special_stats(deals, config)
         orders: dict[str, int] = {}
         if obj is not None and obj.pk is not None:
             orders = dict(

@@ -9,14 +9,22 @@ itself with honcho, which runs and stops together:
 - web     daphne on HOST:PORT (127.0.0.1:8000);
 - worker  a Celery worker (threads pool);
 - beat    Celery beat (the deadline sweeper), its schedule file under VAR_DIR;
+- stats   builds the special-hand statistics of the rule configuration admin once
+          (`manage.py warm_special_stats`, at low priority), then idles;
 - ready   waits until /healthz says the database, Redis and Celery answer, prints the URL.
+
+honcho stops everything as soon as any process ends, whatever its exit status, so the two
+one-shot jobs (stats, ready) stay alive, idle, after their work until honcho stops them.
 
 Every process gets the same REDIS_URL (the embedded one when unset), so the channel layer is
 Redis pub/sub and Celery's broker is that Redis. Ctrl-C (SIGINT to honcho) stops them all:
 honcho sends each process group SIGTERM, and SIGKILL to what is left after 5 s.
 
+Every process also gets WEBSOCKET_ALLOWED_ORIGINS (unless set): http://HOST:PORT and, for a
+loopback HOST, the other loopback names on PORT, so that the pages may open the WebSockets.
+
 Environment: PORT, HOST, REDIS_URL, EMBEDDED_REDIS_PORT, DATABASE_URL, SQLITE_PATH, VAR_DIR,
-DEMO_ADMIN_PASSWORD, WORKER_CONCURRENCY.
+DEMO_ADMIN_PASSWORD, WORKER_CONCURRENCY, WEBSOCKET_ALLOWED_ORIGINS.
 """
 
 from __future__ import annotations
@@ -96,10 +104,21 @@ def procfile_lines(*, host: str, port: int, var_dir: Path, redis_port: int | Non
         " --without-gossip --without-mingle --loglevel INFO",
         f"beat: exec {q(str(BIN / 'celery'))} -A shisanshui beat --loglevel INFO"
         f" --schedule {q(str(var_dir / 'celerybeat-schedule'))}",
+        f"stats: exec {q(sys.executable)} {q(str(Path(__file__).resolve()))} --warm-stats",
         f"ready: exec {q(sys.executable)} {q(str(Path(__file__).resolve()))}"
         f" --announce {q(f'http://{host}:{port}/')}",
     ]
     return lines
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def websocket_origins(host: str, port: int) -> str:
+    """The origins of the pages daphne serves on host:port (WEBSOCKET_ALLOWED_ORIGINS)."""
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    hosts = [shown, *(name for name in LOOPBACK if name != shown)] if shown in LOOPBACK else [shown]
+    return ",".join(f"http://{name}:{port}" for name in hosts)
 
 
 def start() -> None:
@@ -121,6 +140,9 @@ def start() -> None:
                 "with EMBEDDED_REDIS_PORT=... or use a running Redis with REDIS_URL=..."
             )
         os.environ["REDIS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
+
+    if not os.environ.get("WEBSOCKET_ALLOWED_ORIGINS"):
+        os.environ["WEBSOCKET_ALLOWED_ORIGINS"] = websocket_origins(host, port)
 
     manage("migrate", "--noinput")
     url = f"http://{host}:{port}/"
@@ -156,6 +178,35 @@ def health(url: str) -> tuple[int, dict[str, object]]:
         return 0, {"error": str(error)}
 
 
+def idle() -> None:
+    """Until honcho's SIGTERM: a process that ended would make honcho stop all the others."""
+    while True:
+        signal.pause()
+
+
+def warm_stats() -> None:
+    """Builds the special-hand statistics at low priority, says how it went, then idles."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        os.nice(10)
+        done = subprocess.run(
+            [sys.executable, "manage.py", "warm_special_stats"],
+            cwd=ROOT,
+            check=False,
+        )
+        if done.returncode:
+            print(
+                f"warm_special_stats failed (exit status {done.returncode}); the admin builds "
+                "the statistics when first asked",
+                flush=True,
+            )
+        else:
+            print("Special-hand statistics ready (rule configuration admin)", flush=True)
+        idle()
+    except KeyboardInterrupt:
+        pass
+
+
 def announce(url: str) -> None:
     """Waits until /healthz is all ok, prints the URL, then idles until honcho stops it."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -169,8 +220,7 @@ def announce(url: str) -> None:
             print(f"Shisanshui is ready at {url} (admin: {url}admin/, user admin)", flush=True)
         else:
             print(f"Not healthy after {READY_TIMEOUT_SECONDS} s: {body}", flush=True)
-        while True:
-            signal.pause()
+        idle()
     except KeyboardInterrupt:
         pass
 
@@ -178,7 +228,9 @@ def announce(url: str) -> None:
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--announce":
         announce(sys.argv[2])
+    elif sys.argv[1:] == ["--warm-stats"]:
+        warm_stats()
     elif len(sys.argv) == 1:
         start()
     else:
-        fail("usage: scripts/run.py [--announce URL]")
+        fail("usage: scripts/run.py [--announce URL | --warm-stats]")

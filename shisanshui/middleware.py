@@ -1,17 +1,21 @@
-"""Request ids and the access log."""
+"""Request ids and the access log; the rate of log-in attempts per address."""
 
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from functools import lru_cache
 from typing import Any
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
+from rest_framework.throttling import SimpleRateThrottle
 
 from shisanshui.logs import current_request
 
@@ -88,3 +92,62 @@ class RequestIdMiddleware:
             return response
         finally:
             current_request.reset(token)
+
+
+class LoginRateThrottle(SimpleRateThrottle):
+    """REST framework's "login" rate, per client address (REMOTE_ADDR), in the default cache."""
+
+    scope = "login"
+
+    def get_cache_key(self, request: Any, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+@lru_cache(maxsize=1)
+def _login_paths() -> frozenset[str]:
+    return frozenset({reverse("accounts:login"), reverse("admin:login")})
+
+
+def _login_refused(request: HttpRequest) -> HttpResponse | None:
+    """The 429 page when this POST to a log-in form is over its address's rate, else None."""
+    if request.method != "POST" or request.path not in _login_paths():
+        return None
+    throttle = LoginRateThrottle()
+    if throttle.allow_request(request, None):
+        return None
+    from accounts.lockout import login_throttled_message, too_many_attempts_page
+
+    seconds = max(1, math.ceil(throttle.wait() or 1))
+    return too_many_attempts_page(
+        request, message=login_throttled_message(seconds), seconds=seconds
+    )
+
+
+class LoginThrottleMiddleware:
+    """Limits the POSTs to the web and admin log-in forms per client address (the "login" rate
+    of REST_FRAMEWORK's DEFAULT_THROTTLE_RATES): 429 with Retry-After beyond it. Beside the
+    lockout of one user name + address (django-axes), this bounds the names one address tries.
+    """
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if self.is_async:
+            return self.__acall__(request)
+        refused = _login_refused(request)
+        return refused if refused is not None else self.get_response(request)
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "POST":
+            refused = await sync_to_async(_login_refused)(request)
+            if refused is not None:
+                return refused
+        get_response: Callable[[HttpRequest], Awaitable[HttpResponse]] = self.get_response
+        return await get_response(request)

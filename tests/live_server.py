@@ -194,6 +194,8 @@ class LivePlatform:
             "REDIS_URL": self.redis_url,
             "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
             "PYTHONUNBUFFERED": "1",
+            # The pages daphne serves may open its WebSockets (shisanshui.origins).
+            "WEBSOCKET_ALLOWED_ORIGINS": f"{self.url},http://localhost:{self.web_port}",
             **self.extra_env,
         }
         self.redis = Process(

@@ -6,3 +6,15 @@ from shisanshui.settings.env import env_bool, env_list, env_str
 SECRET_KEY = env_str("SECRET_KEY", "django-insecure-local-development-key-not-for-production")
 DEBUG = env_bool("DEBUG", default=True)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+
+# The pages of these origins may open the WebSockets: any CSRF_TRUSTED_ORIGINS given, and the
+# loopback hosts on port 8000. `make run` sets WEBSOCKET_ALLOWED_ORIGINS for its HOST and PORT
+# (scripts/run.py; not through PORT, which honcho gives every process a value of its own).
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+WEBSOCKET_ALLOWED_ORIGINS = env_list(
+    "WEBSOCKET_ALLOWED_ORIGINS",
+    [
+        *CSRF_TRUSTED_ORIGINS,
+        *(f"http://{host}:8000" for host in ALLOWED_HOSTS if host[:1] not in ("*", ".")),
+    ],
+)

@@ -66,6 +66,8 @@ CSRF_TRUSTED_ORIGINS = env_list(
     "CSRF_TRUSTED_ORIGINS",
     [f"https://{host.lstrip('.')}" for host in ALLOWED_HOSTS if host != "*"],
 )
+# The pages that may open the WebSockets: exactly these origins (scheme, host and port).
+WEBSOCKET_ALLOWED_ORIGINS = env_list("WEBSOCKET_ALLOWED_ORIGINS", CSRF_TRUSTED_ORIGINS)
 
 # Static files: served by WhiteNoise from STATIC_ROOT (after `collectstatic`).
 

@@ -8,11 +8,14 @@ import tempfile
 from pathlib import Path
 
 from shisanshui.settings.base import *  # noqa: F403
-from shisanshui.settings.env import env_str
+from shisanshui.settings.env import env_list, env_str
 
 SECRET_KEY = env_str("SECRET_KEY", "django-insecure-test-key")
 DEBUG = False
 ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
+# The in-process WebSocket tests' origin; the live platform's daphne is given its own origins
+# (http://127.0.0.1:<port>) by tests/live_server.py.
+WEBSOCKET_ALLOWED_ORIGINS = env_list("WEBSOCKET_ALLOWED_ORIGINS", ["http://testserver"])
 
 # Hashing passwords properly is slow by design; tests do not need it.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -5,9 +5,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.management import call_command
+from rest_framework.authtoken.models import Token
 
+from accounts.management.commands.bootstrap_demo import DEMO_MARKER_GROUP, demo_password
 from accounts.models import User
+from accounts.services import user_signup
 from games.models import RuleConfiguration
 
 
@@ -77,3 +81,55 @@ def test_the_default_rule_configuration_exists_after_migrate_and_is_restored(
     _bootstrap()
 
     assert RuleConfiguration.objects.filter(is_default=True).count() == 1
+
+
+# -- it touches only the demo user it created ---------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_demo_admin_is_marked_as_made_by_the_command(var_dir: Path) -> None:
+    _bootstrap()
+
+    admin = User.objects.get(username="admin")
+    assert list(admin.groups.values_list("name", flat=True)) == [DEMO_MARKER_GROUP]
+    assert not Group.objects.get(name=DEMO_MARKER_GROUP).permissions.exists()
+
+
+@pytest.mark.django_db
+def test_a_player_named_admin_is_left_alone(var_dir: Path) -> None:
+    player = user_signup(username="admin", password="players-own-secret-7")
+    before = User.objects.values().get(pk=player.pk)
+
+    output = _bootstrap()
+
+    assert User.objects.values().get(pk=player.pk) == before  # not promoted, password kept
+    player.refresh_from_db()
+    assert not player.is_staff and not player.is_superuser
+    assert player.check_password("players-own-secret-7")
+    assert not player.groups.exists()
+    assert "A user named 'admin' exists that bootstrap_demo did not create" in output
+    assert "left unchanged" in output
+    password = (var_dir / "demo-admin.txt").read_text().strip()
+    assert password not in output and "password:" not in output
+    assert User.objects.filter(is_superuser=True).count() == 0
+
+
+@pytest.mark.django_db
+def test_a_demo_admin_of_an_earlier_version_is_recognised_by_its_password(var_dir: Path) -> None:
+    password = demo_password(var_dir)
+    User.objects.create_superuser(username="admin", password=password)  # no mark yet
+
+    output = _bootstrap()
+
+    assert f"password: {password}" in output
+    assert User.objects.get(username="admin").groups.filter(name=DEMO_MARKER_GROUP).exists()
+
+
+@pytest.mark.django_db
+def test_a_rerun_keeps_the_demo_admins_api_token(var_dir: Path) -> None:
+    _bootstrap()
+    token = Token.objects.create(user=User.objects.get(username="admin"))
+
+    _bootstrap()
+
+    assert Token.objects.filter(pk=token.pk).exists()  # the password did not change

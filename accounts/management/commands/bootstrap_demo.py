@@ -4,6 +4,11 @@ Ensures the default rule configuration exists and that the demo superuser `admin
 with a known password, then prints the URL and the credentials. The password is
 DEMO_ADMIN_PASSWORD when set; otherwise it is generated once and kept in
 VAR_DIR/demo-admin.txt, so every run prints (and resets the user to) the same one.
+
+It only ever touches the demo user it created itself, which it marks by putting it in the
+group DEMO_MARKER_GROUP. A user named `admin` that it did not create (say a player who signed
+up under that name) is left exactly as it is, and the command says so. A demo admin made by an
+earlier version (before the mark) is recognised by having the kept password, and marked.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
@@ -24,6 +30,8 @@ from games.models import RuleConfiguration
 
 USERNAME = "admin"
 PASSWORD_FILE = "demo-admin.txt"
+# Members are the demo users this command created (and so may reset); no permissions.
+DEMO_MARKER_GROUP = "demo admin (made by bootstrap_demo)"
 
 
 def demo_password(var_dir: Path) -> str:
@@ -71,26 +79,52 @@ class Command(BaseCommand):
         password = demo_password(Path(settings.VAR_DIR))
         with transaction.atomic():
             configuration = ensure_default_rule_configuration()
-            user_model = get_user_model()
-            user, created = user_model.objects.get_or_create(username=USERNAME)
-            user.is_staff = True
-            user.is_superuser = True
-            user.is_active = True
-            user.set_password(password)
-            user.save()
+            user, created = demo_admin_ensure(password=password)
         admin_url = url.rstrip("/") + "/admin/"
         bar = "=" * 64
+        if user is None:
+            account = [
+                f"  A user named '{USERNAME}' exists that bootstrap_demo did not create:",
+                "  it was left unchanged (not made an administrator, password not reset).",
+                "  To get the demo admin, remove that user, or run `manage.py createsuperuser`.",
+            ]
+        else:
+            account = [
+                f"    username: {USERNAME}",
+                f"    password: {password}",
+                f"  ({'created' if created else 'reset'}; default rules: {configuration.name})",
+            ]
         self.stdout.write(
             "\n".join(
                 [
                     bar,
                     f"  十三水 Shisanshui is starting at {url}",
                     f"  Admin: {admin_url}",
-                    f"    username: {USERNAME}",
-                    f"    password: {password}",
-                    f"  ({'created' if created else 'reset'}; default rules: {configuration.name})",
+                    *account,
                     "  Press Ctrl-C to stop everything.",
                     bar,
                 ]
             )
         )
+
+
+def demo_admin_ensure(*, password: str) -> tuple[Any, bool]:
+    """(the demo admin with this password, whether it was created); (None, False) when a user
+    named `admin` exists that this command did not create (nothing is changed then)."""
+    marker, _ = Group.objects.get_or_create(name=DEMO_MARKER_GROUP)
+    user_model = get_user_model()
+    user = user_model.objects.select_for_update().filter(username=USERNAME).first()
+    created = user is None
+    if user is None:
+        user = user_model(username=USERNAME)
+    elif not user.groups.filter(pk=marker.pk).exists() and not user.check_password(password):
+        return None, False
+    user.is_staff = True
+    user.is_superuser = True
+    user.is_active = True
+    if created or not user.check_password(password):
+        # Only when it differs: a new hash would count as a password change (accounts.signals).
+        user.set_password(password)
+    user.save()
+    user.groups.add(marker)
+    return user, created

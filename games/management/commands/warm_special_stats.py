@@ -7,7 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from games.models import RuleConfiguration
-from games.selectors import rule_configuration_special_stats, special_deals_get
+from games.selectors import rule_configuration_special_stats
+from games.special_stats import special_deals_build
 
 
 class Command(BaseCommand):
@@ -38,7 +39,8 @@ class Command(BaseCommand):
                 last[0] = now
                 self.stdout.write(f"  {done:,} / {total:,} deals")
 
-        deals = special_deals_get(
+        # Under the build lock: a web process building at the same time is waited for.
+        deals = special_deals_build(
             rebuild=options["rebuild"], workers=max(1, options["workers"]), progress=progress
         )
         self.stdout.write(

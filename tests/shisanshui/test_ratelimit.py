@@ -1,0 +1,170 @@
+"""shisanshui.ratelimit: named limits over `limits`, in Redis (REDIS_URL) or in memory."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any
+
+import pytest
+import redis
+from django.core.exceptions import ImproperlyConfigured
+
+from shisanshui import ratelimit
+from shisanshui.ratelimit import (
+    RateLimited,
+    arate_limit_block,
+    arate_limit_check,
+    arate_limit_hit,
+    rate_limit_block,
+    rate_limit_check,
+    rate_limit_hit,
+    rate_limit_reset,
+)
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+
+
+@pytest.fixture(params=["redis", "memory"])
+def storage(request: pytest.FixtureRequest, settings: Any) -> str:
+    """Each test runs against Redis (when the suite has REDIS_URL) and against memory."""
+    if request.param == "redis":
+        if not REDIS_URL:
+            pytest.skip("no REDIS_URL")
+        settings.REDIS_URL = REDIS_URL
+    else:
+        settings.REDIS_URL = ""
+    settings.RATE_LIMITS = {
+        **settings.RATE_LIMITS,
+        "test.burst": "3/second;5/minute",
+        "test.cooldown": "1/1second",
+    }
+    return str(request.param)
+
+
+def test_a_limit_allows_its_rate_then_refuses_with_the_retry_time(storage: str) -> None:
+    assert [rate_limit_hit("test.burst", 1) for _ in range(3)] == [None, None, None]
+
+    refused = rate_limit_hit("test.burst", 1)
+
+    assert refused == RateLimited(name="test.burst", rate="3 per 1 second", retry_after=1)
+    assert rate_limit_hit("test.burst", 2) is None  # another key has its own budget
+
+
+def test_every_rate_of_a_limit_must_hold(storage: str) -> None:
+    for _ in range(3):
+        assert rate_limit_hit("test.burst", "k") is None
+    time.sleep(1.05)
+    assert rate_limit_hit("test.burst", "k") is None
+    assert rate_limit_hit("test.burst", "k") is None
+
+    refused = rate_limit_hit("test.burst", "k")  # the sixth in a minute
+
+    assert refused is not None and refused.rate == "5 per 1 minute"
+    assert 55 <= refused.retry_after <= 60
+
+
+def test_check_spends_nothing(storage: str) -> None:
+    for _ in range(5):
+        assert rate_limit_check("test.burst", 1) is None
+    for _ in range(3):
+        rate_limit_hit("test.burst", 1)
+
+    assert rate_limit_check("test.burst", 1) is not None
+    assert rate_limit_check("test.burst", 2) is None
+
+
+def test_block_refuses_until_the_window_has_passed(storage: str) -> None:
+    rate_limit_block("test.cooldown", 7)
+
+    refused = rate_limit_check("test.cooldown", 7)
+
+    assert refused is not None and refused.retry_after == 1
+    assert rate_limit_check("test.cooldown", 8) is None
+    time.sleep(1.05)
+    assert rate_limit_check("test.cooldown", 7) is None
+
+
+def test_the_async_forms_share_the_counters(storage: str) -> None:
+    async def scenario() -> list[RateLimited | None]:
+        results = [await arate_limit_hit("test.burst", 1) for _ in range(2)]
+        results.append(rate_limit_hit("test.burst", 1))
+        results.append(await arate_limit_hit("test.burst", 1))
+        results.append(await arate_limit_check("test.burst", 1))
+        await arate_limit_block("test.cooldown", 1)
+        results.append(rate_limit_check("test.cooldown", 1))
+        return results
+
+    results = asyncio.run(scenario())
+
+    assert results[:3] == [None, None, None]
+    assert all(isinstance(r, RateLimited) for r in results[3:])
+
+
+def test_reset_forgets_the_counters_of_the_prefix(storage: str, settings: Any) -> None:
+    for _ in range(3):
+        rate_limit_hit("test.burst", 1)
+    settings.RATE_LIMIT_KEY_PREFIX = settings.RATE_LIMIT_KEY_PREFIX + "-other"
+    assert rate_limit_hit("test.burst", 1) is None  # another prefix: other counters
+    rate_limit_reset()
+
+    assert rate_limit_hit("test.burst", 1) is None
+
+
+def test_a_limit_must_be_configured(settings: Any) -> None:
+    with pytest.raises(ImproperlyConfigured, match="No rate limit named"):
+        rate_limit_hit("nowhere", 1)
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "test.bad": "many per second"}
+    with pytest.raises(ImproperlyConfigured, match="Bad rate limit"):
+        rate_limit_hit("test.bad", 1)
+
+
+def test_the_default_limits_parse() -> None:
+    from django.conf import settings
+
+    for name in settings.RATE_LIMITS:
+        assert ratelimit.rate_limit_items(name)
+
+
+def test_an_unreachable_redis_fails_open(settings: Any, caplog: pytest.LogCaptureFixture) -> None:
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "test.one": "1/minute"}
+    ratelimit._last_storage_warning = 0.0
+
+    assert [rate_limit_hit("test.one", 1) for _ in range(3)] == [None, None, None]
+    assert asyncio.run(arate_limit_hit("test.one", 1)) is None
+    assert "Rate limit test.one not counted" in caplog.text
+
+
+@pytest.mark.skipif(not REDIS_URL, reason="no REDIS_URL")
+def test_a_hit_costs_well_under_a_millisecond_per_rate_on_redis(settings: Any) -> None:
+    """One rate is one Redis round trip (a Lua script). The bound is loose for busy CI
+    machines; the figures are printed (pytest -s)."""
+    settings.REDIS_URL = REDIS_URL
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "test.fast": "1000000/minute"}
+    rounds = 300
+    rate_limit_hit("test.fast", 0)  # connect and load the scripts
+    started = time.perf_counter()
+    for i in range(rounds):
+        rate_limit_hit("test.fast", i % 10)
+    sync_ms = (time.perf_counter() - started) / rounds * 1000
+
+    async def timed() -> float:
+        await arate_limit_hit("test.fast", 0)
+        started = time.perf_counter()
+        for i in range(rounds):
+            await arate_limit_hit("test.fast", i % 10)
+        return (time.perf_counter() - started) / rounds * 1000
+
+    async_ms = asyncio.run(timed())
+    client = redis.Redis.from_url(REDIS_URL)
+    started = time.perf_counter()
+    for _ in range(rounds):
+        client.ping()
+    ping_ms = (time.perf_counter() - started) / rounds * 1000
+    print(
+        f"rate limit hit, one rate: sync {sync_ms:.3f} ms, async {async_ms:.3f} ms "
+        f"(a bare Redis PING: {ping_ms:.3f} ms)"
+    )
+    assert sync_ms < 2 and async_ms < 2
