@@ -4,22 +4,25 @@ The protocol is described in docs/protocol.md. In short: JSON text frames of at 
 MAX_MESSAGE_BYTES; the client sends {"type": ..., "id": ...} (hello, ping, ready,
 choose_special, submit, draft, leave), an action is answered {"type": "ok", "id": ...} or
 {"type": "error", "id": ..., "error": {"code", "message", ...}}, and the table's events arrive
-as {"type": "events", "events": [{version, type, payload}, ...]}, filtered for the player's
-seat (never another seat's private event).
+as {"type": "events", "events": [{version, type, payload}, ...]}: only those the player may
+see. Private events are addressed to a player, not a seat, and the services send each player's
+events to that player's own channel group (``table_services.table_player_group``), so another
+player's cards never reach this connection, nor this process through Redis.
 
 The consumer holds no rules and no ORM: it parses, calls a service of
 games.table_services on a worker thread and sends; the services send the events
-to the table's group after commit. A retried action (same `id`) is applied once: its reply is
-kept in the cache for ACTION_REPLY_SECONDS and answered again.
+to the player's group after commit. A retried action (same `id` and type) is applied once: its
+reply is kept in the cache for ACTION_REPLY_SECONDS and answered again.
 
 Services run on a pool of SERVICE_THREADS threads (each keeps its own database connection),
 not on the single thread that database_sync_to_async shares by default: an action mostly
 waits for PostgreSQL, and on one thread every connection's action would wait behind all the
 others (docs/load-and-faults.md). The services' row locks keep one table's commands in order.
 
-Every group message holds all the table's new events, so each consumer sees every version:
-when a batch skips versions (a batch published late by another process, or lost while Redis
-restarted), the consumer reads what this seat missed from the table's log before passing on
+Every group message names the versions it covers (``first`` … ``last``, even when none of its
+events is for this player), so each consumer knows every version it has passed: when a batch
+starts past the next version (a batch published late by another process, or lost while Redis
+restarted), the consumer reads what this player missed from the table's log before passing on
 the batch, and drops events it already sent. Its client then never misses an event, even
 though clients ignore versions they have passed.
 """
@@ -29,9 +32,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import time
 import uuid
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -45,17 +46,28 @@ from django.utils import translation
 from accounts.models import User
 from games import table_services
 from games.table.errors import TableError
-from games.table.events import Event
-from games.table.views import events_for
 from lobby.consumers import SocketClosed, scope_language
 from lobby.errors import LobbyError, MalformedMessage, MessageTooLarge, UnknownMessageType
+from shisanshui.ratelimit import (
+    RateLimited,
+    arate_limit_block,
+    arate_limit_check,
+    arate_limit_hit,
+)
 
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 8192
-# At most FLOOD_MESSAGES frames in any FLOOD_SECONDS on one connection.
-FLOOD_MESSAGES = 20
-FLOOD_SECONDS = 1.0
+# Per-user budgets of the table's sockets (settings.RATE_LIMITS, shisanshui.ratelimit), shared
+# by all the user's sockets and every web process: frames (over it: close 4429 and the
+# cool-down, during which the user's new table sockets are refused), drafts (over it:
+# `rate_limited`, the draft is not saved) and connections per user and table (over it: an
+# error frame, then close 4429). A refused connection never reaches the table: no
+# reconnected / disconnected events for the other seats.
+MESSAGES = "table.message"
+DRAFTS = "table.draft"
+CONNECTIONS = "table.connect"
+COOLDOWN = "table.cooldown"
 ACTION_REPLY_SECONDS = 600
 MAX_ID_CHARS = 64
 
@@ -179,6 +191,16 @@ def _act_once(key: str, reply: dict[str, Any], service: Service, **kwargs: Any) 
     return reply
 
 
+def _rate_limited(limited: RateLimited) -> dict[str, Any]:
+    """The error body of a refusal by a rate limit."""
+    seconds = limited.retry_after
+    return {
+        "code": "rate_limited",
+        "message": f"Too many requests: try again in {seconds} second{'s' if seconds > 1 else ''}.",
+        "retry_after": seconds,
+    }
+
+
 class TableConsumer(AsyncWebsocketConsumer):
     """A seated player's connection to the table of one room."""
 
@@ -194,14 +216,21 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         self.user: User = user
         self.language = scope_language(self.scope)
-        self.recent: deque[float] = deque()
         room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
+        limited = await arate_limit_check(COOLDOWN, user.pk) or await arate_limit_hit(
+            CONNECTIONS, f"{user.pk}:{room_id}"
+        )
+        if limited is not None:  # accepted only to say when to come back
+            await self.accept()
+            await self.send_error(None, _rate_limited(limited))
+            await self.close(code=CLOSE_FLOOD)
+            return
         self.seat = await off_thread(table_services.table_seat_for)(user=user, room_id=room_id)
         if self.seat is None:
             await self.close(code=CLOSE_NOT_SEATED)
             return
         self.connection = uuid.uuid4().hex
-        self.group = table_services.table_group(self.seat.table_id)
+        self.group = table_services.table_player_group(self.seat.table_id, self.seat.player)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         # This socket becomes the player's current one (so the late close of an older one
@@ -222,7 +251,8 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer one frame; every refusal, whatever raised it, is answered here."""
-        if self._flooding():
+        if await self._flooding():
+            await arate_limit_block(COOLDOWN, self.user.pk)
             await self.close(code=CLOSE_FLOOD)
             return
         request_id = None
@@ -230,6 +260,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             try:
                 message = parse_message(text_data)
                 request_id = _request_id(message)
+                if message["type"] == "draft" and self.seat is not None:
+                    limited = await arate_limit_hit(DRAFTS, self.user.pk)
+                    if limited is not None:
+                        raise TableError(**_rate_limited(limited))
                 await self.dispatch_message(message, request_id)
             except LobbyError as error:
                 await self.send_error(request_id, {"code": error.code, "message": error.message})
@@ -240,12 +274,9 @@ class TableConsumer(AsyncWebsocketConsumer):
                 error_body = {"code": "server_error", "message": "Something went wrong."}
                 await self.send_error(request_id, error_body)
 
-    def _flooding(self) -> bool:
-        now = time.monotonic()
-        self.recent.append(now)
-        while self.recent and self.recent[0] <= now - FLOOD_SECONDS:
-            self.recent.popleft()
-        return len(self.recent) > FLOOD_MESSAGES
+    async def _flooding(self) -> bool:
+        """Whether this frame is over the user's budget of table frames (all its sockets)."""
+        return await arate_limit_hit(MESSAGES, self.user.pk) is not None
 
     async def dispatch_message(self, message: dict[str, Any], request_id: str | int | None) -> None:
         kind = message["type"]
@@ -275,7 +306,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         when the log no longer reaches back (a snapshot). Returns the events sent."""
         assert self.seat is not None
         view = await off_thread(table_services.table_resync)(
-            table_id=self.seat.table_id, position=self.seat.position, since=since
+            table_id=self.seat.table_id, player=self.seat.player, since=since
         )
         self.version = int(view["version"])
         events: list[dict[str, Any]] = list(view.get("events", []))
@@ -293,7 +324,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         assert self.seat is not None
         if request_id is None:
             raise BadField("id", f"a string of 1 to {MAX_ID_CHARS} characters or an integer")
-        key = f"table-action:{self.seat.table_id}:{self.user.pk}:{json.dumps(request_id)}"
+        # The type is part of the key: an id reused for another action is another action.
+        key = f"table-action:{self.seat.table_id}:{self.user.pk}:{kind}:{json.dumps(request_id)}"
         service, fields = ACTIONS[kind](message)
         reply = {"type": "ok", "id": request_id, "action": kind}
         await self.send_json(
@@ -301,25 +333,24 @@ class TableConsumer(AsyncWebsocketConsumer):
         )
 
     async def table_events(self, message: dict[str, Any]) -> None:
-        """Events from the services (group ``table.<pk>``): pass on those this seat may see."""
+        """This player's events from the services (its group): pass them on in order."""
         if self.seat is None:
             return
-        position = self.seat.position
-        batch = [Event.from_dict(e) for e in message["events"]]
+        first, last = int(message["first"]), int(message["last"])
+        events: list[dict[str, Any]] = list(message["events"])
         repaired: list[dict[str, Any]] = []
-        if self.version is not None and batch:
-            if batch[0].version > self.version + 1:
+        if self.version is not None:
+            if first > self.version + 1:
                 # Versions in between never reached this connection: read them from the log
                 # (the batch is committed, so it comes too) before going on.
                 repaired = await self.welcome(None, self.version, repair=True)
-            batch = [e for e in batch if e.version > self.version]
-            if batch:
-                self.version = batch[-1].version
-        events = events_for(batch, position)
+            events = [e for e in events if e["version"] > self.version]
+            self.version = max(self.version, last)
         if events:
-            await self.send_json({"type": "events", "events": [e.message() for e in events]})
-        sent = [*repaired, *(e.message() for e in events)]
-        if any(e["type"] == "left" and e["payload"].get("position") == position for e in sent):
+            await self.send_json({"type": "events", "events": events})
+        sent = [*repaired, *events]
+        player = self.seat.player
+        if any(e["type"] == "left" and e["payload"].get("player") == player for e in sent):
             await self.channel_layer.group_discard(self.group, self.channel_name)
             self.seat = None
             await self.close(code=CLOSE_LEFT)

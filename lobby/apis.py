@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView, exception_handler
 
-from lobby.errors import LobbyError
+from lobby.errors import LobbyError, RateLimitedError
 from lobby.models import MAX_BASE_SCORE, NAME_MAX_LENGTH, Seat
 from lobby.selectors import room_list, room_view, room_view_of, seat_view
 from lobby.serializers import (
@@ -37,6 +37,7 @@ from lobby.services import (
     room_leave,
     room_quick_join,
 )
+from shisanshui.api import throttled_response
 
 # Output.
 
@@ -88,6 +89,9 @@ class LobbyErrorBodySerializer(serializers.Serializer):
     fields = serializers.DictField(
         required=False, help_text="Per-field messages of a request that did not validate."
     )
+    retry_after = serializers.IntegerField(
+        required=False, help_text="rate_limited only: seconds to wait before trying again."
+    )
 
 
 class LobbyErrorSerializer(serializers.Serializer):
@@ -103,8 +107,13 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
 
 def lobby_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Every refusal of the lobby API in the one {"error": {...}} shape."""
+    if isinstance(exc, exceptions.Throttled):
+        return throttled_response(exc)
     if isinstance(exc, LobbyError):
-        return Response(error_body(exc.code, exc.message), status=exc.status)
+        response = Response(error_body(exc.code, exc.message, **exc.details()), status=exc.status)
+        if isinstance(exc, RateLimitedError):  # as throttled_response does for DRF's throttles
+            response["Retry-After"] = str(exc.retry_after)
+        return response
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
@@ -128,6 +137,10 @@ ERRORS = {
     403: OpenApiResponse(LobbyErrorSerializer, description="Not allowed, or not logged in."),
     404: OpenApiResponse(LobbyErrorSerializer, description="No such room."),
     409: OpenApiResponse(LobbyErrorSerializer, description="The room's or the player's state."),
+    429: OpenApiResponse(
+        LobbyErrorSerializer,
+        description="Over a rate limit: `retry_after` seconds (also the Retry-After header).",
+    ),
 }
 
 

@@ -1,16 +1,24 @@
 """The lobby's WebSocket, ws/lobby/: live room list, and the lobby's actions for the page.
 
 Protocol (JSON text frames, one object each, at most MAX_MESSAGE_BYTES):
-- on connecting, a logged-in player gets {"type": "snapshot", "rooms": [...], "seat": ...};
-  then {"type": "room.created" | "room.updated" | "room.closed", "room": {...}} whenever a room
-  changes (every event carries the room's full public row, `version` included: upsert it, or
-  remove it on room.closed; a private room's code is never in a row);
+- on connecting, a logged-in player gets {"type": "snapshot", "rooms": [...], "seat": ...,
+  "page": n, "pages": n, "total": n, "page_size": n, "filters": {...}}: one page of the open
+  rooms (at most LOBBY_PAGE_SIZE, newest first), the page and filters of the socket URL's query
+  string (?page=2&base_score=100&seats=4&free=on, as the lobby page's); then
+  {"type": "room.created" | "room.updated" | "room.closed", "room": {...}} whenever any room
+  changes (every event carries the room's full public row, `version` included; a private
+  room's code is never in a row). What a client does with them on its page: docs/protocol.md;
 - the client may send {"type": ..., "id": <echoed>, ...} with type one of
-  ping, snapshot, room.create, room.join, room.join_by_code, room.quick_join, room.leave,
-  room.close (fields as in the HTTP API, `room` being the room id); an action is answered
+  ping, snapshot (with `page` and the filters `base_score`, `seats`, `free`), room.create,
+  room.join, room.join_by_code, room.quick_join, room.leave, room.close (fields as in the HTTP
+  API, `room` being the room id); an action is answered
   {"type": "ok", "id": ..., "action": ..., "room": ..., "seat": ...};
 - every refusal is {"type": "error", "id": ..., "error": {"code": ..., "message": ...}}, the
-  message in the language of the player's language cookie or browser.
+  message in the language of the player's language cookie or browser;
+- limits (settings.RATE_LIMITS): one user's frames on all its lobby sockets, pings included
+  ("lobby.message"): over it a frame does nothing and is answered `rate_limited` with
+  `retry_after` (seconds); a user who keeps sending past that ("lobby.flood") is closed with
+  4429. Connections per user ("lobby.connect"): over it, that error frame, then close 4429.
 The consumer holds no rules: it parses, calls a service through database_sync_to_async and
 sends; the services send the events, after commit.
 """
@@ -24,18 +32,26 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.http import QueryDict
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 from rest_framework import serializers
 
 from accounts.models import User
-from lobby.errors import LobbyError, MalformedMessage, MessageTooLarge, UnknownMessageType
-from lobby.selectors import room_list, room_rows, room_view, seat_view
+from lobby.errors import (
+    LobbyError,
+    MalformedMessage,
+    MessageTooLarge,
+    RateLimitedError,
+    UnknownMessageType,
+)
+from lobby.selectors import room_page, room_rows, room_view, seat_view
 from lobby.serializers import (
     JoinByCodeInput,
     QuickJoinInput,
     RoomCreateInput,
+    RoomPageInput,
     RoomRefInput,
 )
 from lobby.services import (
@@ -47,10 +63,16 @@ from lobby.services import (
     room_leave,
     room_quick_join,
 )
+from shisanshui.ratelimit import arate_limit_hit
 
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 4096
+CLOSE_FLOOD = 4429
+# The lobby socket's rate limits (settings.RATE_LIMITS), per user.
+MESSAGES = "lobby.message"
+FLOOD = "lobby.flood"
+CONNECTIONS = "lobby.connect"
 
 # A frame sent just as the client closes the socket: daphne raises this (autobahn's) before the
 # consumer gets the disconnect message. Sending is then pointless, but the consumer must live
@@ -152,9 +174,47 @@ def _close(user: User, message: dict[str, Any]) -> dict[str, Any]:
     return {"room": room_view(room_id=room.pk, user=user), "seat": seat_view(user=user)}
 
 
+def _page_wanted(data: Any, *, strict: bool) -> dict[str, Any]:
+    """The page and filters asked for; unless `strict`, a bad value is ignored (query string)."""
+    payload = RoomPageInput(data=data)
+    if payload.is_valid():
+        return dict(payload.validated_data)
+    if strict:
+        raise MalformedMessage(
+            detail="; ".join(
+                f"{field}: {' '.join(str(e) for e in errors)}"
+                for field, errors in payload.errors.items()
+            )
+        )
+    valid = {k: v for k, v in data.items() if k not in payload.errors}
+    return _page_wanted(valid, strict=True)
+
+
+def _query_wanted(scope: dict[str, Any]) -> dict[str, Any]:
+    """The page and filters of the socket URL's query string (empty values dropped)."""
+    query = QueryDict(scope.get("query_string", b"").decode("latin-1"))
+    fields = ("page", "base_score", "seats", "free")
+    return _page_wanted({k: query[k] for k in fields if query.get(k)}, strict=False)
+
+
 @database_sync_to_async
-def _snapshot(user: User) -> dict[str, Any]:
-    return {"type": "snapshot", "rooms": room_rows(rooms=room_list()), "seat": seat_view(user=user)}
+def _snapshot(user: User, wanted: dict[str, Any]) -> dict[str, Any]:
+    page = room_page(
+        page=wanted["page"],
+        base_score=wanted["base_score"],
+        seats=wanted["seats"],
+        has_free_seat=True if wanted["free"] else None,
+    )
+    return {
+        "type": "snapshot",
+        "rooms": room_rows(rooms=page.rooms),
+        "seat": seat_view(user=user),
+        "page": page.number,
+        "pages": page.pages,
+        "total": page.total,
+        "page_size": page.size,
+        "filters": {k: wanted[k] for k in ("base_score", "seats", "free")},
+    }
 
 
 Action = Callable[[User, dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -188,40 +248,65 @@ class LobbyConsumer(AsyncWebsocketConsumer):
             return
         self.user: User = user
         self.language = scope_language(self.scope)
+        self.in_group = False
+        limited = await arate_limit_hit(CONNECTIONS, user.pk)
+        if limited is not None:
+            # Accepted only to say why and when to come back; nothing is read or joined.
+            await self.accept()
+            with translation.override(self.language):
+                await self.send_error(None, RateLimitedError(retry_after=limited.retry_after))
+            await self.close(code=CLOSE_FLOOD)
+            return
         # Join the group before reading the snapshot, so that no change falls in between
         # (one that lands in both is harmless: rows carry versions and clients upsert).
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        self.in_group = True
         await self.accept()
-        await self.send_json(await _snapshot(self.user))
+        await self.send_json(await _snapshot(self.user, _query_wanted(self.scope)))
 
     async def disconnect(self, code: int) -> None:
-        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+        if getattr(self, "in_group", False):
+            await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer one frame; every refusal, whatever raised it, is answered here."""
         request_id = None
         with translation.override(self.language):
+            limited = await arate_limit_hit(MESSAGES, self.user.pk)
+            if limited is not None and await arate_limit_hit(FLOOD, self.user.pk) is not None:
+                await self.close(code=CLOSE_FLOOD)
+                return
             try:
                 message = parse_message(text_data, bytes_data)
                 request_id = _request_id(message)
+                if limited is not None:  # the frame does nothing
+                    raise RateLimitedError(retry_after=limited.retry_after)
                 await self.dispatch_message(message, request_id)
             except LobbyError as error:
-                await self.send_error(request_id, error.code, error.message)
+                # Over budget, even a malformed frame is answered `rate_limited`.
+                refusal = error if limited is None else RateLimitedError(limited.retry_after)
+                await self.send_error(request_id, refusal)
             except Exception:
                 logger.exception("Lobby message failed")
-                await self.send_error(request_id, "server_error", _("Something went wrong."))
+                await self.send_json(
+                    {
+                        "type": "error",
+                        "id": request_id,
+                        "error": {"code": "server_error", "message": _("Something went wrong.")},
+                    }
+                )
 
-    async def send_error(self, request_id: str | int | None, code: str, message: str) -> None:
-        await self.send_json(
-            {"type": "error", "id": request_id, "error": {"code": code, "message": message}}
-        )
+    async def send_error(self, request_id: str | int | None, error: LobbyError) -> None:
+        body = {"code": error.code, "message": error.message, **error.details()}
+        await self.send_json({"type": "error", "id": request_id, "error": body})
 
     async def dispatch_message(self, message: dict[str, Any], request_id: str | int | None) -> None:
         kind = message["type"]
         if kind == "ping":
             await self.send_json({"type": "pong", "id": request_id})
         elif kind == "snapshot":
-            await self.send_json(await _snapshot(self.user))
+            fields = {k: v for k, v in message.items() if k not in ("type", "id")}
+            await self.send_json(await _snapshot(self.user, _page_wanted(fields, strict=True)))
         elif kind in ACTIONS:
             body = {k: v for k, v in message.items() if k not in ("type", "id")}
             result = await ACTIONS[kind](self.user, body)

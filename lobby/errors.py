@@ -11,6 +11,8 @@ from typing import Any, ClassVar
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from shisanshui.api import retry_message
+
 
 class LobbyError(Exception):
     """The lobby refused a request. `params` fill the message's %(name)s placeholders."""
@@ -27,6 +29,10 @@ class LobbyError(Exception):
     def message(self) -> str:
         """The message in the active language."""
         return str(self.template) % self.params if self.params else str(self.template)
+
+    def details(self) -> dict[str, Any]:
+        """Fields a program needs beside code and message (e.g. `retry_after`); none here."""
+        return {}
 
     def __str__(self) -> str:
         return self.message
@@ -147,3 +153,33 @@ class RoomNotEmpty(LobbyError):
     code = "room_not_empty"
     status = 409
     template = _("A room can be closed only when nobody is seated in it.")
+
+
+class TooManyRooms(LobbyError):
+    code = "too_many_rooms"
+    status = 409
+    template = _(
+        "You already have %(max)s open rooms, the most one player may have. Close one of your "
+        "empty rooms first; an empty room also closes by itself after %(minutes)s minutes."
+    )
+
+
+# Too many requests (429).
+
+
+class RateLimitedError(LobbyError):
+    """A rate limit (shisanshui.ratelimit) refused the request; `retry_after` is in seconds."""
+
+    code = "rate_limited"
+    status = 429
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(retry_after=retry_after)
+        self.retry_after = retry_after
+
+    @property
+    def message(self) -> str:
+        return retry_message(self.retry_after)  # the words of the API's own 429s
+
+    def details(self) -> dict[str, Any]:
+        return {"retry_after": self.retry_after}

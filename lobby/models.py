@@ -66,6 +66,9 @@ class Room(models.Model):
     version = models.PositiveIntegerField(_("version"), default=1)
     created_at = models.DateTimeField(_("created at"), db_default=Now(), editable=False)
     closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    # When the last seat was freed (null while someone sits, and for a room nobody has left
+    # yet): an open room empty for LOBBY_IDLE_ROOM_SECONDS is closed (lobby.tasks).
+    empty_since = models.DateTimeField(_("empty since"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("room")

@@ -4,9 +4,16 @@ The public row (`room_row`) is what every lobby client sees of a room: the list,
 the live events all use it. It never contains a private room's code.
 """
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, TypedDict
 
-from django.db.models import Count, F, Prefetch, QuerySet
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from accounts.models import User
 from lobby.models import Room, RoomStatus, Seat
@@ -70,6 +77,55 @@ def room_list(
     return rooms.order_by("id")
 
 
+@dataclass(frozen=True)
+class RoomPage:
+    """One page of the lobby's room list: its row-ready rooms, newest first."""
+
+    rooms: list[Room]
+    number: int  # from 1
+    pages: int  # at least 1
+    total: int  # open rooms matching the filters, on every page
+    size: int  # rooms per page
+
+
+def room_page(
+    *,
+    page: int = 1,
+    base_score: int | None = None,
+    seats: int | None = None,
+    has_free_seat: bool | None = None,
+    size: int | None = None,
+) -> RoomPage:
+    """A page of open rooms, newest first (a new room, the likeliest to have free seats, is on
+    top; the order never changes while a room is open), filtered like `room_list`; at most
+    `size` (LOBBY_PAGE_SIZE) rooms. A page past the last is the last. Three queries."""
+    size = size or settings.LOBBY_PAGE_SIZE
+    rooms = room_list(base_score=base_score, seats=seats, has_free_seat=has_free_seat)
+    paginator = Paginator(rooms.order_by("-id"), size)
+    current = paginator.get_page(page)
+    return RoomPage(
+        rooms=list(current.object_list),
+        number=current.number,
+        pages=paginator.num_pages,
+        total=paginator.count,
+        size=size,
+    )
+
+
+def rooms_idle(*, idle_seconds: int, limit: int) -> list[int]:
+    """Ids of open rooms nobody has sat in for `idle_seconds` (since their last seat was freed,
+    or since they were opened), oldest first: candidates that `room_close_idle` re-checks."""
+    cutoff = timezone.now() - timedelta(seconds=idle_seconds)
+    return list(
+        Room.objects.filter(status=RoomStatus.OPEN)
+        .exclude(Exists(Seat.objects.filter(room=OuterRef("pk"))))
+        .annotate(idle_since=Coalesce("empty_since", "created_at"))
+        .filter(idle_since__lte=cutoff)
+        .order_by("id")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
 def room_get(*, room_id: int) -> Room | None:
     """One room, open or closed, row-ready; None if there is no such room."""
     return _rooms().filter(pk=room_id).first()
@@ -99,7 +155,7 @@ def room_row(*, room: Room) -> RoomRow:
     }
 
 
-def room_rows(*, rooms: QuerySet[Room]) -> list[RoomRow]:
+def room_rows(*, rooms: Iterable[Room]) -> list[RoomRow]:
     return [room_row(room=room) for room in rooms]
 
 

@@ -7,7 +7,7 @@ range, names), so that each bad value gets its own error whichever way it arrive
 from rest_framework import serializers
 
 from games.models import RuleConfiguration
-from lobby.models import CODE_LENGTH, MAX_BASE_SCORE
+from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, SEAT_COUNTS
 
 
 class RoomCreateInput(serializers.Serializer):
@@ -57,3 +57,17 @@ class RoomRefInput(RoomJoinInput):
     """A room named by its id (WebSocket messages; the API has the id in its path)."""
 
     room = serializers.IntegerField()
+
+
+class RoomPageInput(serializers.Serializer):
+    """Which page of the lobby's room list, with which filters (the lobby socket's `snapshot`
+    and its URL's query string, like the page's: ?page=2&base_score=100&seats=4&free=on)."""
+
+    page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
+    base_score = serializers.IntegerField(
+        min_value=1, max_value=MAX_BASE_SCORE, required=False, allow_null=True, default=None
+    )
+    seats = serializers.ChoiceField(
+        choices=SEAT_COUNTS, required=False, allow_null=True, default=None
+    )
+    free = serializers.BooleanField(default=False, help_text="Only rooms with a free seat.")

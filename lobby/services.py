@@ -26,15 +26,29 @@ escaped and the room seat stays taken until the round settles (nobody can take i
 Whenever the table lets a player go (its `left` events: after leaving, at settlement after an
 escape, on a Ready timeout) it calls `seat_release` in the same transaction. Locks are taken
 room first, then its table.
+
+Limits against abuse (their rates: settings.RATE_LIMITS, shisanshui.ratelimit):
+- wrong private-room codes are counted per player ("lobby.join_code_failure"), whichever way
+  they arrive (socket, form, API; by code alone or with a room id); over the budget every code
+  is refused with `rate_limited`, the right one too, until the window frees up. (Counted after
+  the attempt: parallel attempts may pass a few more, a handful at most against 31**6 codes.)
+- a player owns at most LOBBY_MAX_OPEN_ROOMS open rooms (`too_many_rooms`) and opens rooms at
+  most at the rate "lobby.room_create"; quick-join's rooms count too (quick-join with bots,
+  then leave, is otherwise the cheapest way to fill the lobby);
+- a room nobody has sat in for LOBBY_IDLE_ROOM_SECONDS is closed (`room_close_idle`, from the
+  beat task lobby.tasks.close_idle_rooms).
 """
 
 import hmac
 import logging
+import math
 import secrets
 from collections.abc import Callable
+from datetime import timedelta
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
@@ -56,10 +70,12 @@ from lobby.errors import (
     NoDefaultRules,
     NotRoomOwner,
     NotSeated,
+    RateLimitedError,
     RoomClosed,
     RoomFull,
     RoomNotEmpty,
     RoomNotFound,
+    TooManyRooms,
     WrongRoomCode,
     coins,
 )
@@ -74,6 +90,7 @@ from lobby.models import (
     Seat,
 )
 from lobby.selectors import room_get, room_list, room_row, seat_for_user
+from shisanshui.ratelimit import rate_limit_check, rate_limit_hit
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +106,9 @@ QUICK_JOIN_CANDIDATES = 20
 _CODE_ATTEMPTS = 10
 # Namespace of the PostgreSQL advisory locks that serialize quick-joins (any fixed int4).
 _QUICK_JOIN_LOCK_SPACE = 0x5353
+# The rate limits of the lobby's services (settings.RATE_LIMITS).
+JOIN_CODE_FAILURES = "lobby.join_code_failure"
+ROOM_CREATIONS = "lobby.room_create"
 
 
 # Validation: plain Python, before any query.
@@ -161,6 +181,31 @@ def _check_can_afford(*, user: User, needed: int) -> None:
         raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
 
 
+def _check_can_open(*, owner: User) -> None:
+    """The player may open one more room: fewer open rooms of theirs than LOBBY_MAX_OPEN_ROOMS,
+    and within the rate of room creations (spent here, so call it last before inserting).
+
+    No race: only a player seated nowhere opens a room, and opening one seats them (one seat
+    per player, a unique constraint), so one player's openings never run side by side."""
+    most = settings.LOBBY_MAX_OPEN_ROOMS
+    if Room.objects.filter(owner=owner, status=RoomStatus.OPEN).count() >= most:
+        raise TooManyRooms(max=most, minutes=math.ceil(settings.LOBBY_IDLE_ROOM_SECONDS / 60))
+    limited = rate_limit_hit(ROOM_CREATIONS, owner.pk)
+    if limited is not None:
+        raise RateLimitedError(retry_after=limited.retry_after)
+
+
+def _check_code_budget(*, user: User) -> None:
+    """Refuse any code, the right one too, while the player's wrong codes are over budget."""
+    limited = rate_limit_check(JOIN_CODE_FAILURES, user.pk)
+    if limited is not None:
+        raise RateLimitedError(retry_after=limited.retry_after)
+
+
+def _code_failed(*, user: User) -> None:
+    rate_limit_hit(JOIN_CODE_FAILURES, user.pk)
+
+
 # Writes.
 
 
@@ -174,6 +219,7 @@ def _free_position(*, room: Room) -> int | None:
 def _sit(*, room: Room, user: User, position: int) -> Seat:
     """Seat the player in the room and at its table; the unique constraints turn a lost race
     into a clear refusal."""
+    room.empty_since = None  # saved with the room's next change (_touch), if it was set
     try:
         with transaction.atomic():
             seat = Seat.objects.create(room=room, user=user, position=position)
@@ -217,7 +263,7 @@ def _insert_room(
 def _touch(*, room: Room) -> None:
     """Record that the room's public row changed."""
     room.version += 1
-    room.save(update_fields=["version", "owner", "status", "closed_at"])
+    room.save(update_fields=["version", "owner", "status", "closed_at", "empty_since"])
 
 
 # Notification: after commit only.
@@ -260,7 +306,8 @@ def room_create(
 ) -> Room:
     """Open a room and seat its creator at position 0; `rules` defaults to the default rules.
 
-    The creator must not be seated elsewhere and must have the room's entry minimum. `bots`
+    The creator must not be seated elsewhere, must have the room's entry minimum, fewer than
+    LOBBY_MAX_OPEN_ROOMS open rooms and room creations left ("lobby.room_create"). `bots`
     (0 to seats - 1) bot players take the next seats (`games.bots.bots_fill`).
     """
     name = _checked_name(name)
@@ -271,6 +318,7 @@ def room_create(
     needed = entry_minimum(rules=rules, base_score=base_score)
     _check_not_seated(user=owner)
     _check_can_afford(user=owner, needed=needed)
+    _check_can_open(owner=owner)
 
     room = _insert_room(
         owner=owner, name=name, rules=rules, base_score=base_score, seats=seats, private=private
@@ -288,18 +336,20 @@ def room_create(
 def room_join(*, user: User, room_id: int, code: str = "") -> Seat:
     """Seat the player at the lowest free position of an open room.
 
-    A private room needs its code. Refused when the room is unknown, closed or full, when the
-    player is seated somewhere already, or holds less than the room's entry minimum.
+    A private room needs its code (a wrong one counts against the player's code budget; over
+    it, `rate_limited`). Refused when the room is unknown, closed or full, when the player is
+    seated somewhere already, or holds less than the room's entry minimum.
     """
     room = Room.objects.select_for_update().filter(pk=room_id).first()
     if room is None:
         raise RoomNotFound()
     if room.status != RoomStatus.OPEN:
         raise RoomClosed()
-    if room.is_private and not hmac.compare_digest(
-        normalized_code(code).encode(), (room.code or "").encode()
-    ):
-        raise WrongRoomCode()
+    if room.is_private:
+        _check_code_budget(user=user)
+        if not hmac.compare_digest(normalized_code(code).encode(), (room.code or "").encode()):
+            _code_failed(user=user)
+            raise WrongRoomCode()
     _check_not_seated(user=user)
     position = _free_position(room=room)
     if position is None:
@@ -314,7 +364,9 @@ def room_join(*, user: User, room_id: int, code: str = "") -> Seat:
 
 
 def room_join_by_code(*, user: User, code: str) -> Seat:
-    """Join the open private room that has this code."""
+    """Join the open private room that has this code; a code no open room has counts against
+    the player's code budget (over it, every code is refused with `rate_limited`)."""
+    _check_code_budget(user=user)
     wanted = normalized_code(code)
     room_id = (
         Room.objects.filter(status=RoomStatus.OPEN, is_private=True, code=wanted)
@@ -324,6 +376,7 @@ def room_join_by_code(*, user: User, code: str) -> Seat:
         else None
     )
     if room_id is None:
+        _code_failed(user=user)
         raise RoomNotFound()
     return room_join(user=user, room_id=room_id, code=wanted)
 
@@ -336,6 +389,9 @@ def room_quick_join(*, user: User, base_score: int, seats: int, with_bots: bool 
     `with_bots`: play now, against bots. The player always opens a new quick room and bots
     take its other seats; bots are never added to a table where other people sit, who did not
     ask for them.
+
+    A room opened here counts like any other: refused past LOBBY_MAX_OPEN_ROOMS open rooms of
+    the player's or the rate of room creations.
     """
     base_score = _checked_base_score(base_score)
     seats = _checked_seats(seats)
@@ -382,6 +438,7 @@ def room_quick_join(*, user: User, base_score: int, seats: int, with_bots: bool 
     needed = entry_minimum(rules=rules, base_score=base_score)
     if balance < needed:
         raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
+    _check_can_open(owner=user)
     room = _insert_room(
         owner=user,
         name=QUICK_JOIN_ROOM_NAME,
@@ -434,6 +491,8 @@ def seat_release(*, room: Room, user_id: int) -> None:
     deleted, _ = Seat.objects.filter(room=room, user_id=user_id).delete()
     if not deleted:
         return
+    if not Seat.objects.filter(room=room).exists():
+        room.empty_since = timezone.now()  # closed after LOBBY_IDLE_ROOM_SECONDS unless joined
     if room.owner_id == user_id:
         heir = (
             Seat.objects.filter(room=room, user__is_bot=False).order_by("joined_at", "id").first()
@@ -459,6 +518,29 @@ def room_close(*, user: User, room_id: int) -> Room:
         raise RoomNotEmpty()
     room.status = RoomStatus.CLOSED
     room.closed_at = timezone.now()
+    _touch(room=room)
+
+    _notify(event=ROOM_CLOSED, room=room)
+    return room
+
+
+@transaction.atomic
+def room_close_idle(*, room_id: int, idle_seconds: int) -> Room | None:
+    """Close an open room nobody has sat in for `idle_seconds`, and return it; otherwise (a
+    player sat down meanwhile, it is closed already, or not idle long enough) change nothing
+    and return None. Re-checked under the room's lock, so a sweep that runs late or twice
+    does nothing wrong. The lobby hears `room.closed` on commit, as after `room_close`."""
+    room = Room.objects.select_for_update().filter(pk=room_id).first()
+    if room is None or room.status != RoomStatus.OPEN:
+        return None
+    if Seat.objects.filter(room=room).exists():
+        return None
+    idle_since = room.empty_since or room.created_at
+    now = timezone.now()
+    if idle_since > now - timedelta(seconds=idle_seconds):
+        return None
+    room.status = RoomStatus.CLOSED
+    room.closed_at = now
     _touch(room=room)
 
     _notify(event=ROOM_CLOSED, room=room)

@@ -27,7 +27,7 @@ from lobby.forms import (
     RoomRefForm,
 )
 from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, NAME_MAX_LENGTH
-from lobby.selectors import RoomView, SeatView, room_list, room_view_of, seat_view
+from lobby.selectors import RoomView, SeatView, room_page, room_view_of, seat_view
 from lobby.services import (
     room_close,
     room_create,
@@ -41,10 +41,12 @@ from lobby.services import (
 @login_required
 @require_safe
 def lobby(request: HttpRequest) -> HttpResponse:
-    """The room list (filtered by the query string), the player's seat and the lobby's forms."""
+    """A page of the room list (?page=, filtered by the query string; LOBBY_PAGE_SIZE rooms,
+    newest first), the player's seat and the lobby's forms."""
     filters = RoomFilterForm(request.GET or None)
     wanted = filters.cleaned_data if filters.is_valid() else {}
-    rooms = room_list(
+    page = room_page(
+        page=_page_number(request.GET.get("page")),
         base_score=wanted.get("base_score"),
         seats=wanted.get("seats"),
         has_free_seat=True if wanted.get("free") else None,
@@ -53,8 +55,11 @@ def lobby(request: HttpRequest) -> HttpResponse:
     context = {
         "rooms": [
             _page_row(room_view_of(room=room, user=request.user), request.user, seat)
-            for room in rooms
+            for room in page.rooms
         ],
+        "page": page,
+        "newer_url": _page_url(request, page.number - 1) if page.number > 1 else "",
+        "older_url": _page_url(request, page.number + 1) if page.number < page.pages else "",
         "seat": seat,
         "seat_text": _seated_text(seat) if seat else "",
         "balance": wallet_balance(user=request.user),
@@ -78,10 +83,26 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "closed": _("You closed “%(room)s”."),
             "created": _("You opened “%(room)s”."),
             "to_table": _("Go to the table"),
+            "page_info": _("Page %(page)s of %(pages)s · %(total)s open rooms"),
         },
         "table_url_zero": reverse("games:table", args=[0]),
     }
     return render(request, "lobby/lobby.html", context)
+
+
+def _page_number(value: str | None) -> int:
+    """The ?page= asked for; 1 when missing or not a positive number (past the last: the last)."""
+    try:
+        return max(1, min(int(value or 1), 1_000_000))
+    except ValueError:
+        return 1
+
+
+def _page_url(request: HttpRequest, number: int) -> str:
+    """This page's URL at another page number, the filters kept."""
+    query = request.GET.copy()
+    query["page"] = str(number)
+    return f"{reverse('lobby:index')}?{query.urlencode()}"
 
 
 def _page_row(row: RoomView, user: Any, seat: SeatView | None) -> dict[str, Any]:

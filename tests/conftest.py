@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,3 +67,25 @@ def live_platform(
         if report is not None and report.failed:
             print(platform.logs())
         shutil.rmtree(platform.directory, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def rate_limits(settings: Any) -> Iterator[None]:
+    """Every test counts its rate limits (shisanshui.ratelimit) under a key prefix of its own,
+    so no other test, nor another run sharing the Redis server, spends its budgets; the
+    counters are forgotten afterwards."""
+    from shisanshui.ratelimit import rate_limit_reset
+
+    settings.RATE_LIMIT_KEY_PREFIX = f"test-{uuid.uuid4().hex}"
+    yield
+    rate_limit_reset()
+
+
+@pytest.fixture(autouse=True)
+def api_throttles() -> Iterator[None]:
+    """REST framework's throttles (and the log-in forms' per-address rate) count in the default
+    cache, one LocMemCache per test process: each test starts with empty counters."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

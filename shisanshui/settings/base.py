@@ -1,8 +1,11 @@
 """Settings shared by every environment; local, production and test build on these."""
 
+import json
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -33,6 +36,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "simple_history",
+    "axes",
     "accounts",
     "games",
     "lobby",
@@ -42,15 +46,21 @@ MIDDLEWARE = [
     # First, so that every log line of the request carries its id (X-Request-ID in and out).
     "shisanshui.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The Content-Security-Policy header (CONTENT_SECURITY_POLICY below) and request.csp_nonce.
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # At most REST_FRAMEWORK's "login" rate of log-in POSTs per client address.
+    "shisanshui.middleware.LoginThrottleMiddleware",
     # Records who made each change of a model with history (the rule configurations).
     "simple_history.middleware.HistoryRequestMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last (django-axes): turns a log-in refused for too many failures into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "shisanshui.urls"
@@ -69,6 +79,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.wallet",
+                # CSP_NONCE, for the rare inline <script>/<style> a page cannot avoid.
+                "csp.context_processors.nonce",
             ],
         },
     },
@@ -114,12 +126,39 @@ LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "accounts:profile"
 LOGOUT_REDIRECT_URL = "home"
 
+# django-axes first: it refuses a locked-out username + address before any password is checked
+# (it never logs anyone in itself).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Log-in lockout (django-axes; accounts.lockout): the web log-in, the admin's and
+# POST /api/auth/token/ count failures per user name + client address together (REMOTE_ADDR:
+# behind the load balancer daphne's --proxy-headers puts the client's address there). The
+# LOGIN_FAILURE_LIMIT-th failure within LOGIN_LOCKOUT_MINUTES locks that pair out until
+# LOGIN_LOCKOUT_MINUTES after its last failure: HTTP 429, a page or the API's JSON error, with
+# Retry-After. A success clears the count. Per pair, not per user name, so that nobody can lock
+# a player out from another address; many names tried from one address are held off by the
+# per-address throttles of the log-in forms ("login") and of the token endpoint ("auth_token").
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15)
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
+if AXES_FAILURE_LIMIT < 1 or LOGIN_LOCKOUT_MINUTES < 1:
+    raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_MINUTES must be positive.")
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# An attempt refused during a lockout is not recorded: the lockout ends on time (so
+# Retry-After is exact) and a hammering client cannot grow the attempt's row.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
 
 # Coins
 
@@ -227,7 +266,53 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # The sweeper asks again for any table deadline whose timeout task was lost.
 CELERY_BEAT_SCHEDULE = {
     "sweep-table-deadlines": {"task": "games.tasks.sweep_deadlines", "schedule": 5.0},
+    # Closes rooms nobody has sat in for LOBBY_IDLE_ROOM_SECONDS.
+    "close-idle-rooms": {"task": "lobby.tasks.close_idle_rooms", "schedule": 30.0},
+    # The collusion report (accounts.collusion): pairs of players moving coins one way.
+    "scan-collusion": {"task": "accounts.tasks.collusion_scan", "schedule": 3600.0},
 }
+
+# Rate limits of the sockets and the lobby (shisanshui.ratelimit, on the `limits` library):
+# named budgets, each one or more `limits` rates ("10/second;120/minute": all must hold),
+# counted in Redis when REDIS_URL is set (every web process shares them), in memory
+# otherwise. The environment variable RATE_LIMITS, a JSON object, replaces single entries:
+# RATE_LIMITS='{"table.cooldown": "1/5seconds"}'.
+RATE_LIMITS = {
+    # Frames of one user on all its lobby sockets, pings included: over it, `rate_limited`.
+    "lobby.message": "10/second;120/minute",
+    # Lobby frames refused as over budget: past this, the socket is closed with 4429.
+    "lobby.flood": "20/minute",
+    # Lobby socket connections per user: over it, an error frame and close 4429.
+    "lobby.connect": "20/minute",
+    # Wrong private-room codes per user (socket, form and API alike); past this every code,
+    # even the right one, is refused with `rate_limited` until the window frees.
+    "lobby.join_code_failure": "5/minute;20/hour",
+    # Rooms opened per user (creating one; quick-join when it opens a room).
+    "lobby.room_create": "5/minute;30/hour",
+    # Frames of one user on all its table sockets: over it, the socket is closed with 4429
+    # and the cool-down below starts.
+    "table.message": "20/second;600/minute",
+    # Drafts saved per user: over it, `rate_limited` (the draft is not saved).
+    "table.draft": "2/second;60/minute",
+    # Table socket connections per user and table: over it, an error frame and close 4429.
+    "table.connect": "10/minute",
+    # After a 4429 close, the user's table sockets are refused for this long.
+    "table.cooldown": "1/30seconds",
+}
+RATE_LIMITS.update(json.loads(env_str("RATE_LIMITS") or "{}"))
+# Keys of the counters in Redis start with this (tests give each test its own).
+RATE_LIMIT_KEY_PREFIX = env_str("RATE_LIMIT_KEY_PREFIX", "ratelimit")
+
+# The lobby: open rooms one owner may have (creating and quick-join refuse more with
+# `too_many_rooms`), seconds a room may stay empty before the beat task above closes it, and
+# rooms per page of the lobby's list (page and socket snapshot).
+LOBBY_MAX_OPEN_ROOMS = env_int("LOBBY_MAX_OPEN_ROOMS", 3)
+LOBBY_IDLE_ROOM_SECONDS = env_int("LOBBY_IDLE_ROOM_SECONDS", 300)
+LOBBY_PAGE_SIZE = env_int("LOBBY_PAGE_SIZE", 50)
+if LOBBY_MAX_OPEN_ROOMS < 1 or LOBBY_IDLE_ROOM_SECONDS < 1 or LOBBY_PAGE_SIZE < 1:
+    raise ImproperlyConfigured(
+        "LOBBY_MAX_OPEN_ROOMS, LOBBY_IDLE_ROOM_SECONDS and LOBBY_PAGE_SIZE must be positive."
+    )
 
 # Django REST framework and the OpenAPI schema
 
@@ -240,6 +325,31 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
+    # Every endpoint is throttled per user (per client address when anonymous), counted in the
+    # default cache: Redis in production, shared by every web process. A refusal is a 429
+    # {"error": {"code": "rate_limited", "message", "retry_after"}} with Retry-After
+    # (shisanshui.api). Scoped rates (ScopedRateThrottle + throttle_scope) add their own.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_ANON_RATE", "60/min"),
+        "user": env_str("API_USER_RATE", "600/min"),
+        # POST /api/auth/token/ per client address, beside the log-in lockout.
+        "auth_token": env_str("API_TOKEN_RATE", "10/min"),
+        # POSTs to the web and admin log-in forms per client address
+        # (shisanshui.middleware.LoginThrottleMiddleware), beside the log-in lockout.
+        "login": env_str("LOGIN_RATE", "20/min"),
+        # Claims of the daily bonus and of relief per user (the API and the profile page's
+        # buttons share each budget); the economy settings decide what may be claimed.
+        "wallet_daily_bonus": env_str("WALLET_DAILY_BONUS_RATE", "10/min"),
+        "wallet_relief": env_str("WALLET_RELIEF_RATE", "10/min"),
+    },
+    # The client's address is REMOTE_ADDR (set from X-Forwarded-For by daphne --proxy-headers
+    # behind the load balancer); a client's own X-Forwarded-For is never trusted.
+    "NUM_PROXIES": 0,
+    "EXCEPTION_HANDLER": "shisanshui.api.api_exception_handler",
 }
 
 SPECTACULAR_SETTINGS = {
@@ -252,6 +362,30 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+# Content-Security-Policy (django-csp): only this site's own files; no inline script or style
+# except an element carrying the request's nonce (CSP_NONCE in templates); WebSockets to this
+# host ('self' covers ws:/wss: of the page's own host in current browsers); never framed.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# WebSockets: the exact origins (scheme://host[:port]) whose pages may open them; any other
+# origin, and a connection without one, is refused (shisanshui.origins). Each settings layer
+# gives the default: production its CSRF_TRUSTED_ORIGINS, local the loopback hosts on port
+# 8000 (`make run` passes its own HOST and PORT), test http://testserver.
+WEBSOCKET_ALLOWED_ORIGINS = env_list("WEBSOCKET_ALLOWED_ORIGINS")
 
 # Logging: everything to the console, one line per record; the process manager collects it.
 # LOG_FORMAT=json writes one JSON object per line (time, level, logger, message, the request

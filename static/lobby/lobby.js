@@ -1,6 +1,17 @@
 // The live lobby: keeps the room list current over ws/lobby/ and sends the page's forms over
 // the socket while it is open (the forms still post normally when it is not).
-// Protocol: lobby/consumers.py. No framework, no build step.
+// Protocol: lobby/consumers.py and docs/protocol.md. No framework, no build step.
+//
+// The list is paginated (newest first, page_size rooms a page) and filtered by the server:
+// the socket's snapshot is one page, asked for with the page and filters of the URL, again
+// when the filters or the page change. Live events on a page we hold (docs/protocol.md):
+// - room.created: on page 1, a matching room goes on top and the oldest row drops off to the
+//   next page; on other pages only the total grows (rows shift on the next snapshot);
+// - room.updated: a row we hold is replaced (removed if it no longer matches, e.g. full under
+//   "with a free seat"); a matching room we do not hold is added when its id falls within
+//   the page's range of ids (it has just started to match);
+// - room.closed: the row is removed; a page left short while more rooms exist asks for a
+//   fresh snapshot of itself (at most once a second).
 (function () {
   "use strict";
 
@@ -19,11 +30,19 @@
   const mySeat = root.querySelector("#my-seat");
   const NUMBER_FIELDS = new Set(["base_score", "seats", "room", "rules"]);
 
-  const rooms = new Map(); // room id -> its public row (as in the events)
+  const pager = root.querySelector("#lobby-pager");
+  const rooms = new Map(); // room id -> its public row (as in the events), this page's only
+  const view = {
+    page: Number(pager.dataset.page) || 1,
+    pages: Number(pager.dataset.pages) || 1,
+    total: Number(pager.dataset.total) || 0,
+    pageSize: Number(pager.dataset.pageSize) || 50,
+  };
   let seat = JSON.parse(document.getElementById("lobby-seat").textContent); // or null
   let socket = null;
   let retryDelay = 1000;
   let nextRequest = 1;
+  let refreshTimer = null;
 
   function format(template, params) {
     return template.replace(/%\((\w+)\)s/g, (_, key) => String(params[key]));
@@ -44,7 +63,7 @@
     flash.hidden = false;
   }
 
-  // The filters apply to the rows we hold, so changing them needs no request.
+  // The filters of the form; the server applies them, events are checked against them here.
   function filters() {
     const data = new FormData(filterForm);
     return {
@@ -87,11 +106,90 @@
     close.querySelector("input[name=room]").value = row.id;
   }
 
-  function render() {
+  // The query string of a page with the form's filters (also the socket's, on connecting).
+  function pageQuery(page) {
+    const query = new URLSearchParams(new FormData(filterForm));
+    for (const [key, value] of [...query.entries()]) if (!value) query.delete(key);
+    if (page > 1) query.set("page", String(page));
+    return query;
+  }
+
+  function pageHref(page) {
+    const query = pageQuery(page).toString();
+    return window.location.pathname + (query ? "?" + query : "");
+  }
+
+  // Ask the server for a page (with the form's filters) and show it in the address bar.
+  function requestPage(page) {
+    if (socket === null || socket.readyState !== WebSocket.OPEN) return false;
     const wanted = filters();
-    const shown = [...rooms.values()]
-      .filter((row) => matches(row, wanted))
-      .sort((a, b) => a.id - b.id);
+    socket.send(
+      JSON.stringify({
+        type: "snapshot",
+        id: nextRequest++,
+        page: page,
+        base_score: wanted.baseScore,
+        seats: wanted.seats,
+        free: wanted.free,
+      })
+    );
+    window.history.replaceState(null, "", pageHref(page));
+    return true;
+  }
+
+  // A short page while more rooms exist: ask for it again, at most once a second.
+  function refreshSoon() {
+    if (refreshTimer !== null) return;
+    refreshTimer = window.setTimeout(() => {
+      refreshTimer = null;
+      requestPage(view.page);
+    }, 1000);
+  }
+
+  function ids() {
+    return [...rooms.keys()];
+  }
+
+  // Whether a room we do not hold belongs on this page (ids are newest first).
+  function inPageRange(id) {
+    if (rooms.size === 0) return view.page === 1;
+    const held = ids();
+    const newest = Math.max(...held);
+    const oldest = Math.min(...held);
+    const lastPage = view.page >= view.pages && rooms.size < view.pageSize;
+    return (view.page === 1 || id < newest) && (lastPage || id > oldest);
+  }
+
+  function trim() {
+    const sorted = ids().sort((a, b) => b - a);
+    sorted.slice(view.pageSize).forEach((id) => rooms.delete(id));
+  }
+
+  function settleCounts() {
+    view.pages = Math.max(1, Math.ceil(view.total / view.pageSize));
+    const before = (view.page - 1) * view.pageSize;
+    if (rooms.size < view.pageSize && view.total > before + rooms.size) refreshSoon();
+    if (rooms.size === 0 && view.page > 1) refreshSoon();
+  }
+
+  function renderPager() {
+    pager.querySelector(".page-info").textContent = format(strings.page_info, {
+      page: number(view.page),
+      pages: number(view.pages),
+      total: number(view.total),
+    });
+    const newer = pager.querySelector(".newer");
+    const older = pager.querySelector(".older");
+    newer.hidden = view.page <= 1;
+    newer.href = pageHref(view.page - 1);
+    newer.dataset.page = view.page - 1;
+    older.hidden = view.page >= view.pages;
+    older.href = pageHref(view.page + 1);
+    older.dataset.page = view.page + 1;
+  }
+
+  function render() {
+    const shown = [...rooms.values()].sort((a, b) => b.id - a.id);
     const existing = new Map([...tbody.rows].map((tr) => [Number(tr.dataset.room), tr]));
     shown.forEach((row, index) => {
       let tr = existing.get(row.id);
@@ -103,6 +201,7 @@
     });
     existing.forEach((tr) => tr.remove());
     empty.hidden = shown.length > 0;
+    renderPager();
     renderSeat();
   }
 
@@ -131,33 +230,51 @@
     }
   }
 
-  function upsert(row) {
+  // A room event against the page we hold (the rules are at the top of this file).
+  function applyRow(row, event) {
     const known = rooms.get(row.id);
     if (known && known.version > row.version) return; // a stale event
-    rooms.set(row.id, row);
-    followSeat(row, false);
+    const matching = event !== "room.closed" && matches(row, filters());
+    if (known) {
+      if (matching) {
+        rooms.set(row.id, row);
+      } else {
+        rooms.delete(row.id);
+        view.total = Math.max(0, view.total - 1);
+      }
+    } else if (event === "room.closed") {
+      if (matches(row, filters())) view.total = Math.max(0, view.total - 1);
+    } else if (matching) {
+      if (event === "room.created") view.total += 1;
+      if (inPageRange(row.id)) {
+        if (event === "room.updated") view.total += 1; // it has just started to match
+        rooms.set(row.id, row);
+        trim();
+      }
+    }
+    settleCounts();
+  }
+
+  function onRoomEvent(message) {
+    applyRow(message.room, message.type);
+    followSeat(message.room, message.type === "room.closed");
+    render();
   }
 
   const handlers = {
     snapshot(message) {
       rooms.clear();
       message.rooms.forEach((row) => rooms.set(row.id, row));
+      view.page = message.page;
+      view.pages = message.pages;
+      view.total = message.total;
+      view.pageSize = message.page_size;
       seat = message.seat;
       render();
     },
-    "room.created"(message) {
-      upsert(message.room);
-      render();
-    },
-    "room.updated"(message) {
-      upsert(message.room);
-      render();
-    },
-    "room.closed"(message) {
-      rooms.delete(message.room.id);
-      followSeat(message.room, true);
-      render();
-    },
+    "room.created": onRoomEvent,
+    "room.updated": onRoomEvent,
+    "room.closed": onRoomEvent,
     ok(message) {
       seat = message.seat;
       const room = message.room || (message.seat && message.seat.room);
@@ -173,13 +290,20 @@
     },
     error(message) {
       say(message.error.message, true);
+      // Over a rate limit: do not come back before the server says (also after a 4429 close).
+      if (message.error.retry_after) {
+        retryDelay = Math.max(retryDelay, message.error.retry_after * 1000);
+      }
     },
     pong() {},
   };
 
   function connect() {
     const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    socket = new WebSocket(scheme + window.location.host + root.dataset.socket);
+    const query = pageQuery(view.page).toString();
+    socket = new WebSocket(
+      scheme + window.location.host + root.dataset.socket + (query ? "?" + query : "")
+    );
     socket.addEventListener("open", () => {
       retryDelay = 1000;
       live.dataset.state = "online";
@@ -203,11 +327,8 @@
   root.addEventListener("submit", (event) => {
     const form = event.target;
     if (form === filterForm) {
-      event.preventDefault();
-      const query = new URLSearchParams(new FormData(filterForm));
-      for (const [key, value] of [...query.entries()]) if (!value) query.delete(key);
-      window.history.replaceState(null, "", "?" + query.toString());
-      render();
+      // Over the socket when it is open; otherwise the form loads the filtered page.
+      if (requestPage(1)) event.preventDefault();
       return;
     }
     const action = form.dataset.action;
@@ -223,6 +344,12 @@
     socket.send(JSON.stringify(message));
   });
   filterForm.addEventListener("change", () => filterForm.requestSubmit());
+  // The pager's links: over the socket when it is open, else an ordinary page load.
+  pager.addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-page]");
+    if (link && requestPage(Number(link.dataset.page))) event.preventDefault();
+  });
+  renderPager();
 
   connect();
 })();

@@ -119,11 +119,12 @@ def test_the_filters(page: Client, make_player: MakePlayer) -> None:
     def listed(query: str) -> list[str]:
         return rows_of(page.get(f"{LOBBY}?{query}").content.decode())
 
-    assert listed("") == [str(a.pk), str(full.pk), str(c.pk)]
-    assert listed("base_score=100") == [str(a.pk), str(full.pk)]
+    # Newest first.
+    assert listed("") == [str(c.pk), str(full.pk), str(a.pk)]
+    assert listed("base_score=100") == [str(full.pk), str(a.pk)]
     assert listed("seats=4") == [str(c.pk)]
     assert listed("base_score=100&free=on") == [str(a.pk)]
-    assert listed("base_score=nonsense") == [str(a.pk), str(full.pk), str(c.pk)]
+    assert listed("base_score=nonsense") == [str(c.pk), str(full.pk), str(a.pk)]
 
 
 # The form posts: each redirects back with a message.

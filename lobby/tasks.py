@@ -1,0 +1,36 @@
+"""Celery tasks of the lobby: thin. The sweep only asks; the service decides under the lock.
+
+``close_idle_rooms`` runs on Celery beat (CELERY_BEAT_SCHEDULE) and closes the open rooms
+nobody has sat in for LOBBY_IDLE_ROOM_SECONDS, so that rooms left behind do not pile up in the
+lobby. Each candidate is re-checked by ``lobby.services.room_close_idle`` under the room's
+lock: a player who sat down meanwhile keeps the room, and a sweep that runs twice or late
+closes nothing twice.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.conf import settings
+
+from lobby.selectors import rooms_idle
+from lobby.services import room_close_idle
+
+logger = logging.getLogger(__name__)
+
+CLOSE_BATCH = 200
+
+
+@shared_task(name="lobby.tasks.close_idle_rooms", ignore_result=True)
+def close_idle_rooms() -> int:
+    """Close the rooms idle for too long (at most CLOSE_BATCH a run); returns how many."""
+    idle_seconds = settings.LOBBY_IDLE_ROOM_SECONDS
+    closed = 0
+    for room_id in rooms_idle(idle_seconds=idle_seconds, limit=CLOSE_BATCH):
+        try:
+            if room_close_idle(room_id=room_id, idle_seconds=idle_seconds) is not None:
+                closed += 1
+        except Exception:
+            logger.exception("closing idle room %s failed", room_id)
+    return closed

@@ -1,0 +1,251 @@
+"""Named rate limits, shared by every process: a thin layer over the `limits` library.
+
+A limit has a name and one or more rates in ``settings.RATE_LIMITS`` (documented there, e.g.
+``"lobby.message": "10/second;120/minute"``: every rate must hold), and is counted per key
+(a user id, or a user and a table). The counters live in Redis when ``settings.REDIS_URL`` is
+set, so all web processes and workers share one budget per key; otherwise in this process's
+memory. Keys start with ``settings.RATE_LIMIT_KEY_PREFIX`` (each test gets its own).
+
+- ``rate_limit_hit(name, key)`` spends one unit: ``None`` when allowed, else a ``RateLimited``
+  saying which rate refused it and in how many seconds one more unit frees up; a refused
+  hit spends nothing of the rate that refused it;
+- ``rate_limit_check(name, key)`` asks the same without spending (e.g. "may this user try
+  another code?", spent only when the code was wrong);
+- ``rate_limit_block(name, key)`` spends the whole budget now (a cool-down: with a rate such
+  as ``"1/30seconds"``, checks are refused for 30 seconds);
+- each has an ``a``-prefixed coroutine for the consumers, on the asynchronous Redis client of
+  `limits` (one per event loop), so a busy socket never blocks daphne's loop.
+
+The strategy is the moving window (exact: N in any window of that length, and the retry time
+is when the oldest counted hit leaves the window). One hit costs one Redis round trip per rate
+(a Lua script); tests/shisanshui/test_ratelimit.py measures it. If Redis is unreachable the
+limits fail open (allowed, logged): the socket's other work fails loudly enough then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+import weakref
+from dataclasses import dataclass
+from functools import lru_cache
+
+import redis
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from limits import RateLimitItem, parse_many
+from limits.aio.storage import RedisStorage as AsyncRedisStorage
+from limits.aio.strategies import MovingWindowRateLimiter as AsyncMovingWindowRateLimiter
+from limits.errors import StorageError
+from limits.storage import MemoryStorage, RedisStorage, Storage
+from limits.strategies import MovingWindowRateLimiter
+
+logger = logging.getLogger(__name__)
+
+Key = str | int
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimited:
+    """A refusal: the limit's name, the rate that refused (``"10 per 1 second"``) and the whole
+    seconds to wait before one more is allowed (at least 1)."""
+
+    name: str
+    rate: str
+    retry_after: int
+
+
+@lru_cache(maxsize=256)
+def _parse(rates: str) -> tuple[RateLimitItem, ...]:
+    try:
+        items = tuple(parse_many(rates))
+    except ValueError as error:
+        raise ImproperlyConfigured(f"Bad rate limit {rates!r}: {error}") from None
+    if not items:
+        raise ImproperlyConfigured(f"Bad rate limit {rates!r}: no rate")
+    return items
+
+
+def rate_limit_items(name: str) -> tuple[RateLimitItem, ...]:
+    """The rates of a named limit, from ``settings.RATE_LIMITS``."""
+    try:
+        rates = settings.RATE_LIMITS[name]
+    except KeyError:
+        raise ImproperlyConfigured(f"No rate limit named {name!r} in RATE_LIMITS.") from None
+    return _parse(rates)
+
+
+# Storage: one limiter per (Redis URL, key prefix); the Redis ones share a connection pool.
+
+_sync_limiters: dict[tuple[str, str], MovingWindowRateLimiter] = {}
+_pools: dict[str, redis.ConnectionPool] = {}
+_async_limiters: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[str, str], AsyncMovingWindowRateLimiter]
+] = weakref.WeakKeyDictionary()
+
+
+def _where() -> tuple[str, str]:
+    return settings.REDIS_URL or "", settings.RATE_LIMIT_KEY_PREFIX
+
+
+def _sync_limiter() -> MovingWindowRateLimiter:
+    where = _where()
+    limiter = _sync_limiters.get(where)
+    if limiter is None:
+        url, prefix = where
+        storage: Storage
+        if url:
+            pool = _pools.get(url)
+            if pool is None:
+                pool = _pools[url] = redis.ConnectionPool.from_url(url)
+            storage = RedisStorage(
+                url, connection_pool=pool, key_prefix=prefix, wrap_exceptions=True
+            )
+        else:
+            storage = MemoryStorage()
+        limiter = _sync_limiters[where] = MovingWindowRateLimiter(storage)
+    return limiter
+
+
+def _async_limiter() -> AsyncMovingWindowRateLimiter | None:
+    """The running loop's asynchronous Redis limiter; None without Redis (the memory limiter
+    is shared with the synchronous calls and never waits)."""
+    url, prefix = where = _where()
+    if not url:
+        return None
+    loop = asyncio.get_running_loop()
+    limiters = _async_limiters.setdefault(loop, {})
+    limiter = limiters.get(where)
+    if limiter is None:
+        storage = AsyncRedisStorage(
+            f"async+{url}", implementation="redispy", key_prefix=prefix, wrap_exceptions=True
+        )
+        limiter = limiters[where] = AsyncMovingWindowRateLimiter(storage)
+    return limiter
+
+
+def _refusal(name: str, item: RateLimitItem, reset_time: float) -> RateLimited:
+    return RateLimited(
+        name=name, rate=str(item), retry_after=max(1, math.ceil(reset_time - time.time()))
+    )
+
+
+_last_storage_warning = 0.0
+
+
+def _storage_failed(name: str) -> None:
+    """Fail open, logging at most once a minute (a Redis outage would log every message)."""
+    global _last_storage_warning
+    now = time.monotonic()
+    if now - _last_storage_warning > 60:
+        _last_storage_warning = now
+        logger.warning("Rate limit %s not counted: its storage failed", name, exc_info=True)
+
+
+# The synchronous forms (services, views, tasks).
+
+
+def rate_limit_hit(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
+    """Spend ``cost`` of ``key``'s budget under the limit ``name``; None when allowed."""
+    limiter = _sync_limiter()
+    ids = (name, str(key))
+    try:
+        for item in rate_limit_items(name):
+            if not limiter.hit(item, *ids, cost=cost):
+                return _refusal(name, item, limiter.get_window_stats(item, *ids).reset_time)
+    except StorageError:
+        _storage_failed(name)
+    return None
+
+
+def rate_limit_check(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
+    """Whether ``cost`` more would be allowed now, without spending anything."""
+    limiter = _sync_limiter()
+    ids = (name, str(key))
+    try:
+        for item in rate_limit_items(name):
+            if not limiter.test(item, *ids, cost=cost):
+                return _refusal(name, item, limiter.get_window_stats(item, *ids).reset_time)
+    except StorageError:
+        _storage_failed(name)
+    return None
+
+
+def rate_limit_block(name: str, key: Key) -> None:
+    """Spend the whole budget from now on: checks and hits are refused for each rate's window."""
+    limiter = _sync_limiter()
+    ids = (name, str(key))
+    try:
+        for item in rate_limit_items(name):
+            limiter.clear(item, *ids)
+            limiter.hit(item, *ids, cost=item.amount)
+    except StorageError:
+        _storage_failed(name)
+
+
+def rate_limit_reset() -> None:
+    """Forget every counter under the current key prefix, and the limiters kept for it (for
+    tests: each test has its own prefix, so this is the end of that prefix)."""
+    where = _where()
+    used = where in _sync_limiters or any(where in kept for kept in _async_limiters.values())
+    if not used:  # nothing counted here under this prefix
+        return
+    try:
+        _sync_limiter().storage.reset()
+    except StorageError:
+        _storage_failed("reset")
+    _sync_limiters.pop(where, None)
+    for limiters in list(_async_limiters.values()):
+        limiters.pop(where, None)
+
+
+# The asynchronous forms (consumers).
+
+
+async def arate_limit_hit(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
+    """``rate_limit_hit`` for coroutines."""
+    limiter = _async_limiter()
+    if limiter is None:
+        return rate_limit_hit(name, key, cost=cost)
+    ids = (name, str(key))
+    try:
+        for item in rate_limit_items(name):
+            if not await limiter.hit(item, *ids, cost=cost):
+                stats = await limiter.get_window_stats(item, *ids)
+                return _refusal(name, item, stats.reset_time)
+    except StorageError:
+        _storage_failed(name)
+    return None
+
+
+async def arate_limit_check(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
+    """``rate_limit_check`` for coroutines."""
+    limiter = _async_limiter()
+    if limiter is None:
+        return rate_limit_check(name, key, cost=cost)
+    ids = (name, str(key))
+    try:
+        for item in rate_limit_items(name):
+            if not await limiter.test(item, *ids, cost=cost):
+                stats = await limiter.get_window_stats(item, *ids)
+                return _refusal(name, item, stats.reset_time)
+    except StorageError:
+        _storage_failed(name)
+    return None
+
+
+async def arate_limit_block(name: str, key: Key) -> None:
+    """``rate_limit_block`` for coroutines."""
+    limiter = _async_limiter()
+    if limiter is None:
+        rate_limit_block(name, key)
+        return
+    ids = (name, str(key))
+    try:
+        for item in rate_limit_items(name):
+            await limiter.clear(item, *ids)
+            await limiter.hit(item, *ids, cost=item.amount)
+    except StorageError:
+        _storage_failed(name)
