@@ -208,6 +208,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     # The last table version this connection has passed on (events or a welcome); None until
     # the client's hello.
     version: int | None = None
+    # Closed for going over the user's frame budget.
+    flooded: bool = False
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -251,7 +253,10 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer one frame; every refusal, whatever raised it, is answered here."""
+        if self.flooded:  # closed for flooding: the frames still queued are ignored
+            return
         if await self._flooding():
+            self.flooded = True
             await arate_limit_block(COOLDOWN, self.user.pk)
             await self.close(code=CLOSE_FLOOD)
             return

@@ -179,8 +179,10 @@ def rate_limit_block(name: str, key: Key) -> None:
     ids = (name, str(key))
     try:
         for item in rate_limit_items(name):
-            limiter.clear(item, *ids)
-            limiter.hit(item, *ids, cost=item.amount)
+            # Already spent: leave it so (clearing first would let a concurrent check through).
+            if limiter.test(item, *ids):
+                limiter.clear(item, *ids)
+                limiter.hit(item, *ids, cost=item.amount)
     except StorageError:
         _storage_failed(name)
 
@@ -245,7 +247,9 @@ async def arate_limit_block(name: str, key: Key) -> None:
     ids = (name, str(key))
     try:
         for item in rate_limit_items(name):
-            await limiter.clear(item, *ids)
-            await limiter.hit(item, *ids, cost=item.amount)
+            # Already spent: leave it so (clearing first would let a concurrent check through).
+            if await limiter.test(item, *ids):
+                await limiter.clear(item, *ids)
+                await limiter.hit(item, *ids, cost=item.amount)
     except StorageError:
         _storage_failed(name)
