@@ -62,6 +62,7 @@ class Suggestion:
     back: tuple[Card, ...]
     categories: tuple[Category, Category, Category]
     expected_water: float
+    unused: tuple[Card, ...] = ()  # with spare cards: the 3 set aside (RULES.md §12.4)
 
     def arranged(self) -> Arranged:
         return Arranged(self.front, self.middle, self.back)
@@ -435,3 +436,29 @@ class Policy:
             split = int(splits[int(np.argmax(values))])
         front, middle, back = hand.split_cards(split)
         return front + middle + back
+
+
+# -- specials with their split and, with spare cards, the 13 played ----------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialFound:
+    """A special a hand makes: the 13 cards that make it, a split to show, the spare cards."""
+
+    special: str
+    cards: tuple[Card, ...]
+    split: Arranged | None
+    unused: tuple[Card, ...] = ()
+
+
+def special_with_split(
+    cards: Sequence[Card], config: RuleConfig = DEFAULT_CONFIG
+) -> SpecialFound | None:
+    """The special of a dealt hand (13 cards, or 16 with spare cards), with its split."""
+    from .specials import SPLIT_SPECIALS
+
+    found = detect_special(cards, config)
+    if found is None:
+        return None
+    split = special_split(cards, found, config) if found in SPLIT_SPECIALS else None
+    return SpecialFound(found, tuple(cards), split)
