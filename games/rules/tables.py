@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .config import RuleConfig
 from .hands import ROWS
 from .vectorized import IntArray, eval3, eval5, sort_desc
 
@@ -58,9 +59,26 @@ class Tables:
     deals: int
 
 
-@lru_cache(maxsize=1)
-def load() -> Tables:
-    with np.load(DATA) as z:
+def deck_name(config: RuleConfig) -> str:
+    """The name of a configuration's deck for its row tables: ``classic``, or e.g. ``e1j0s3``
+    (extra suits, jokers, spare cards; RULES.md §12)."""
+    if config.is_classic_deck:
+        return "classic"
+    return f"e{config.extra_suits}j{config.jokers}s{config.spare_cards}"
+
+
+def data_path(name: str) -> Path:
+    return DATA if name == "classic" else DATA.with_name(f"row_tables_{name}.npz")
+
+
+@lru_cache(maxsize=8)
+def load(name: str = "classic") -> Tables:
+    """The row tables of a deck (``deck_name``). A deck without its own file uses the classic
+    tables (every preset deck has its own: ``python -m games.rules.tables --all``)."""
+    path = data_path(name)
+    if not path.exists():
+        path = DATA
+    with np.load(path) as z:
         rows = {
             (m, r): KeyDistribution(z[f"{m}_{r}_keys"], z[f"{m}_{r}_counts"])
             for m in MODES
