@@ -23,7 +23,7 @@ heuristics.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
@@ -264,7 +264,6 @@ class _Model:
         """Expected water of the splits (f, m, b) against ``opponents`` reference opponents,
         and each split's category triple. The splits must be in ascending order (as
         ``np.flatnonzero`` gives them), so that their middles come in runs."""
-        cfg = self.config
         # One gather of all feature columns per row (float32: half the memory traffic), then
         # whole-array sums and products; their columns are the split's terms.
         gf = self.front.take(hand.c3, axis=0).take(f, axis=0)
@@ -273,6 +272,26 @@ class _Model:
             self.middle.take(hand.c5, axis=0), np.bincount(m, minlength=len(COMB5)), axis=0
         )
         gb = self.back.take(hand.c5, axis=0).take(b, axis=0)
+
+        def won_bonus() -> FloatArray:
+            return np.asarray(
+                self.bonus3.take(hand.c3).take(f)
+                + self.bonus_middle.take(hand.c5).take(m)
+                + self.bonus_back.take(hand.c5).take(b)
+            )
+
+        return self.values_of(gf, gm, gb, won_bonus)
+
+    def values_of(
+        self,
+        gf: FloatArray,
+        gm: FloatArray,
+        gb: FloatArray,
+        won_bonus: Callable[[], FloatArray],
+    ) -> tuple[FloatArray, IntArray]:
+        """Expected water and category triples from the rows' feature rows (see
+        :meth:`split_values`); ``won_bonus()`` gives each split's row bonuses (double mode)."""
+        cfg = self.config
         total = gf + gm
         total += gb
         prod = gf * gm
@@ -291,11 +310,7 @@ class _Model:
                 extra = cfg.home_run_water - cfg.gun_water
                 value += n * extra * (_ipow(g_for, n) - g_against * g0 ** (n - 1))
         else:
-            won = 3.0 + (
-                self.bonus3.take(hand.c3).take(f)
-                + self.bonus_middle.take(hand.c5).take(m)
-                + self.bonus_back.take(hand.c5).take(b)
-            )
+            won = 3.0 + won_bonus()
             lost = 3.0 + (self.bonus3.mean() + self.bonus_middle.mean() + self.bonus_back.mean())
             value = n * (rows + g_for * won - g_against * lost)
             if hr:
@@ -369,8 +384,12 @@ def arrange(
 ) -> ArrangeResult:
     """The best arrangement and up to ``limit`` suggestions with distinct category triples.
 
-    All are foul-free and use exactly the 13 cards; ``suggestions[0]`` is ``best``.
+    All are foul-free and use exactly the 13 cards; ``suggestions[0]`` is ``best``. With spare
+    cards (RULES.md §12.4) the hand has 16 cards and each suggestion also names the 3 it sets
+    aside (:mod:`games.rules.spare`).
     """
+    if config.spare_cards:
+        return _arrange_spare(cards, config, limit, opponents)
     hand = _Hand(_card_indices(cards), config.a2345, not config.deck.is_classic)
     model = _model(config, opponents)
     splits = np.flatnonzero(hand.valid)
@@ -385,6 +404,21 @@ def arrange(
     suggestions = tuple(_suggestion(hand, int(splits[i]), float(values[i])) for i in order)
     special = detect_special([ALL_CARDS[i] for i in hand.cards], config)
     return ArrangeResult(suggestions[0], suggestions, special)
+
+
+def _arrange_spare(
+    cards: Sequence[Card], config: RuleConfig, limit: int, opponents: int
+) -> ArrangeResult:
+    from .spare import arrange16
+
+    if len(cards) != config.hand_size:
+        raise WrongCountError(f"a hand has {config.hand_size} cards, got {len(cards)}")
+    ensure_distinct(cards)
+    splits = arrange16([c.index for c in cards], config, opponents, limit)
+    suggestions = tuple(
+        Suggestion(s.front, s.middle, s.back, s.categories, s.value, s.unused) for s in splits
+    )
+    return ArrangeResult(suggestions[0], suggestions, detect_special(cards, config))
 
 
 def best_arrangement(cards: Sequence[Card], config: RuleConfig = DEFAULT_CONFIG) -> Arranged:
@@ -498,7 +532,16 @@ class Policy:
         self.config = config
 
     def choose(self, card_indices: Sequence[int], tables: Tables | None = None) -> list[int]:
-        """The 13 card indices ordered front (3), middle (5), back (5)."""
+        """The 13 card indices ordered front (3), middle (5), back (5) (with spare cards: of
+        the 16 dealt, by the model for ``best``; the baselines drop the three lowest cards)."""
+        if len(card_indices) > 13:
+            if self.name == "best":
+                from .spare import arrange16
+
+                top = arrange16(card_indices, self.config, 3, 1, tables)[0]
+                return [c.index for c in top.front + top.middle + top.back]
+            kept = sorted(card_indices, key=lambda i: sort_key(ALL_CARDS[i]))[:13]
+            return self.choose(kept, tables)
         hand = _Hand(card_indices, self.config.a2345, not self.config.deck.is_classic)
         splits = np.flatnonzero(hand.valid)
         f, m, b = hand.rows_of(splits)
