@@ -61,6 +61,7 @@ def _local_splits() -> tuple[IntArray, IntArray, IntArray]:
 
 LOC_MIDS, LOC_M, LOC_F = _local_splits()
 BATCH = 12  # backs scored at once
+CHUNK = 96  # backs whose bounds are tightened at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,30 +171,36 @@ def arrange16(
             if (entry[0], -entry[4]) > (best_value, -best_key[1]):
                 best_value, best_key = entry[0], (int(t), entry[4])
 
+    def tight(part: np.ndarray) -> np.ndarray:
+        """Bounds of these backs with middles (no stronger than the back) and fronts both
+        disjoint from the back."""
+        free5 = (MASK5[None, :] & MASK5[part][:, None]) == 0
+        okm = free5 & (c5[None, :] <= c5[part][:, None])
+        ev_m = np.where(okm, fm[None, :, 0], -np.inf).max(axis=1)
+        nl_m = np.where(okm, fm[None, :, 1], 0.0).max(axis=1)
+        free3 = (MASK3[None, :] & MASK5[part][:, None]) == 0
+        ev_f = np.where(free3, ff[None, :, 0], -np.inf).max(axis=1)
+        nl_f = np.where(free3, ff[None, :, 1], 0.0).max(axis=1)
+        return bound(fb[part, 0] + ev_m + ev_f, fb[part, 1] * nl_m * nl_f)
+
+    # Best loose bound first; each chunk's bounds are tightened, then its backs are scored
+    # best bound first while a bound beats the best split found. The best only grows, so a
+    # back skipped could never have won.
     by_bound = np.argsort(-ub0, kind="stable")
     score(by_bound[:4])
-    candidates = by_bound[4:][ub0[by_bound[4:]] > best_value]
-    if len(candidates):
-        # Tighter: middles no stronger than the back and fronts, both disjoint from it.
-        ub1 = np.empty(len(candidates))
-        for start in range(0, len(candidates), 256):
-            part = candidates[start : start + 256]
-            free5 = (MASK5[None, :] & MASK5[part][:, None]) == 0
-            okm = free5 & (c5[None, :] <= c5[part][:, None])
-            ev_m = np.where(okm, fm[None, :, 0], -np.inf).max(axis=1)
-            nl_m = np.where(okm, fm[None, :, 1], 0.0).max(axis=1)
-            free3 = (MASK3[None, :] & MASK5[part][:, None]) == 0
-            ev_f = np.where(free3, ff[None, :, 0], -np.inf).max(axis=1)
-            nl_f = np.where(free3, ff[None, :, 1], 0.0).max(axis=1)
-            ub1[start : start + 256] = bound(fb[part, 0] + ev_m + ev_f, fb[part, 1] * nl_m * nl_f)
+    pos = 4
+    while pos < len(by_bound) and ub0[by_bound[pos]] > best_value:
+        chunk = by_bound[pos : pos + CHUNK]
+        chunk = chunk[ub0[chunk] > best_value]
+        ub1 = tight(chunk)
         keep = np.argsort(-ub1, kind="stable")
-        candidates, ub1 = candidates[keep], ub1[keep]
-        pos = 0
-        while pos < len(candidates) and ub1[pos] > best_value:
-            batch = candidates[pos : pos + BATCH]
-            batch = batch[ub1[pos : pos + BATCH] > best_value]
-            score(batch)
-            pos += BATCH
+        chunk, ub1 = chunk[keep], ub1[keep]
+        i = 0
+        while i < len(chunk) and ub1[i] > best_value:
+            batch = chunk[i : i + BATCH]
+            score(batch[ub1[i : i + BATCH] > best_value])
+            i += BATCH
+        pos += CHUNK
 
     ranked = sorted(per_triple.items(), key=lambda kv: (-kv[1][0], kv[1][4]))[: max(1, limit)]
     out = []
