@@ -70,3 +70,50 @@ def test_12_4_unused_cards_only_with_spare_cards():
     )
     got = call("score", {"players": [{**p, "unused": ["2D", "3C", "4D"]}, q], "config": spare})
     assert [x["water"] for x in got["players"]] == [11, -11]
+
+
+def test_12_5_a_home_run_at_five_players_guns_four():
+    from games.rules.arrange import best_arrangement
+    from games.rules.cards import parse_cards
+    from games.rules.presets import preset_config
+    from games.rules.scoring import Arranged, Seat, score_round
+
+    cfg = preset_config("duoyise")
+    deck = cfg.deck
+    shooter = Arranged(
+        parse_cards(["AS", "AH", "AC"], deck=deck),
+        parse_cards(["QS", "QH", "QC", "QD", "QD2"], deck=deck),
+        parse_cards(["KS", "KH", "KC", "KD", "KD2"], deck=deck),
+    )
+    rest = [c for c in deck.cards if c not in shooter.cards]
+    seats = [Seat("A", shooter)]
+    for p in range(4):
+        seats.append(Seat("BCDE"[p], best_arrangement(rest[p * 13 : p * 13 + 13], cfg)))
+    result = score_round(seats, cfg)
+    assert result.home_run == 0
+    assert [p.gun for p in result.pairs if p.a == 0] == ["home_run"] * 4
+    assert sum(result.water) == 0
+    # Fixed mode: 4 opponents each pay the rows, the five-of-a-kind bonuses and 12.
+    assert all(p.gun_water == 12 for p in result.pairs if p.a == 0)
+
+
+def test_12_batches_answer_errors_in_place_with_the_variant_decks():
+    config = {"jokers": 2}
+    got = call(
+        "compare",
+        {
+            "batch": [
+                {"a": ["AS", "AH", "RJ"], "b": ["KS", "KH", "KC"], "config": config},
+                {"a": ["AS", "AH", "7D2"], "b": ["KS", "KH", "KC"], "config": config},
+                {"a": ["AS", "AH", "RJ"], "b": ["KS", "KH", "KC"], "config": {"jokers": 3}},
+            ]
+        },
+    )
+    first, second, third = got["batch"]
+    assert first == {
+        "a": {"category": "trips", "jokers": {"RJ": "AS"}},
+        "b": {"category": "trips"},
+        "result": 1,
+    }
+    assert second["error"]["code"] == "bad_card"
+    assert third["error"]["code"] == "bad_config"
