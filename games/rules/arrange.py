@@ -154,6 +154,8 @@ def _variant_classes(a2345: str) -> _Classes:
 def _hand_order(card_indices: Sequence[int]) -> list[int]:
     """Canonical order of a hand: rank high to low, suit, copy; jokers last (so a subset's
     standard cards come first, as the joker completion tables expect)."""
+    if all(i < 52 for i in card_indices):  # the 52-card deck: the order it always had
+        return sorted(card_indices, key=lambda i: (-(i // 4), i % 4))
     cards = sorted((ALL_CARDS[i] for i in card_indices), key=sort_key)
     jokers = [c.index for c in cards if c.is_joker]
     return [c.index for c in cards if not c.is_joker] + jokers

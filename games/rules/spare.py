@@ -60,6 +60,11 @@ def _local_splits() -> tuple[IntArray, IntArray, IntArray]:
 
 
 LOC_MIDS, LOC_M, LOC_F = _local_splits()
+# The 165 fronts of 11 cards, and each split's front among them (a gather, not 3 lookups).
+LOC_FRONTS = all_combinations(11, 3)
+_LOCAL3 = np.zeros(1 << 11, dtype=np.int64)
+_LOCAL3[(1 << LOC_FRONTS).sum(axis=1)] = np.arange(len(LOC_FRONTS))
+LOC_F_INDEX = _LOCAL3[(1 << LOC_F).sum(axis=1)]
 BATCH = 12  # backs scored at once
 CHUNK = 96  # backs whose bounds are tightened at once
 
@@ -146,7 +151,7 @@ def arrange16(
         bits = _BITS[rest]
         mids = _LOOK5[bits[:, LOC_MIDS].sum(axis=2)]  # (B, 462)
         m = mids[:, LOC_M]  # (B, 9240)
-        f = _LOOK3[bits[:, LOC_F].sum(axis=2)]  # (B, 9240)
+        f = _LOOK3[bits[:, LOC_FRONTS].sum(axis=2)][:, LOC_F_INDEX]  # (B, 9240)
         b = np.broadcast_to(backs[:, None], m.shape)
         ok = (c5[m] <= c5[b]) & (c3[f] <= cx5[m])
         rows, local = np.nonzero(ok)
