@@ -107,19 +107,28 @@ def _pack(category: int, digits: Sequence[int], width: int) -> int:
     return value
 
 
+# Rank and suit of every card index (a copy is a diamond; a joker has rank 0).
+_RANK = [i // 4 + 2 for i in range(52)] + [(i - 52) % 13 + 2 for i in range(52, 78)] + [0, 0]
+_SUIT = [i % 4 for i in range(52)] + [3] * 26 + [-1, -2]
+
+
 def evaluate(cards: Sequence[Card], a2345: str = "lowest") -> RowHand:
     """Evaluate a 3- or 5-card row (jokers completed to the strongest row, RULES.md §12.2)."""
     n = len(cards)
     if n not in (3, 5):
         raise WrongCountError(f"a row has 3 or 5 cards, got {n}")
-    jokers = [c for c in cards if c.is_joker]
-    if jokers:
-        return _evaluate_wild(cards, jokers, a2345)
-    return evaluate_ranks([int(c.rank) for c in cards], [int(c.suit) for c in cards], a2345)
+    ranks = [_RANK[c.index] for c in cards]
+    if 0 in ranks:
+        return _evaluate_wild(cards, [c for c in cards if c.is_joker], a2345)
+    return _evaluate(ranks, n == 5 and len({_SUIT[c.index] for c in cards}) == 1, a2345)
 
 
 def evaluate_ranks(ranks: Sequence[int], suits: Sequence[int], a2345: str = "lowest") -> RowHand:
     """Evaluate a row given as ranks and suits (repeats allowed: copies, joker values)."""
+    return _evaluate(list(ranks), len(set(suits)) == 1, a2345)
+
+
+def _evaluate(ranks: list[int], flush: bool, a2345: str) -> RowHand:
     n = len(ranks)
     counts = Counter(ranks)
     digits = sorted(ranks, key=lambda r: (counts[r], r), reverse=True)
@@ -128,7 +137,6 @@ def evaluate_ranks(ranks: Sequence[int], suits: Sequence[int], a2345: str = "low
         cat = {3: Category.TRIPS, 2: Category.PAIR}.get(shape[0], Category.HIGH_CARD)
         key = _pack(cat, digits, 3)
         return RowHand(3, cat, tuple(digits), key, key)
-    flush = len(set(suits)) == 1
     strength = 0
     if shape[0] == 1:
         if digits[0] - digits[4] == 4:

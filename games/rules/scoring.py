@@ -102,7 +102,7 @@ def verify_seats(seats: Sequence[Seat], config: RuleConfig) -> tuple[str | None,
         if seat.unused and len(seat.unused) != config.spare_cards:
             raise WrongCountError(f"player {seat.id}: {config.spare_cards} unused cards, no other")
         for card in seat.hand.cards + seat.unused:
-            if card not in deck:
+            if card.index >= 52 and card not in deck:
                 raise InvalidCardError(f"card {card} is not in this deck ({deck.describe()})")
     ensure_distinct(c for s in seats for c in s.hand.cards + s.unused)
     specials: list[str | None] = []

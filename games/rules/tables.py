@@ -231,7 +231,7 @@ DECKS: dict[str, tuple[dict[str, int], int]] = {
     "classic": ({}, 10_000),
     "e1j0s0": ({"extra_suits": 1}, 3_000),
     "e0j2s0": ({"jokers": 2}, 3_000),
-    "e1j0s3": ({"extra_suits": 1, "spare_cards": 3}, 1_500),
+    "e1j0s3": ({"extra_suits": 1, "spare_cards": 3}, 1_000),
 }
 
 
