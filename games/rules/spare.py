@@ -12,7 +12,9 @@ and bound over the back row, exactly:
    EV and no-loss rate and only shrinks with its no-win rate). For the backs that might win the
    bound is tightened to middles and fronts disjoint from ``b``.
 3. Backs are scored exactly (all their 9,240 middle/front pairs, foul-free ones only), best
-   bound first, until no remaining bound beats the best split found.
+   bound first, until no remaining bound beats the best split found — or ``MAX_BACKS`` backs
+   have been scored, which bounds the time of the rare hand whose bounds stay loose (the
+   answer is then the best split of the backs with the best bounds; still deterministic).
 
 The answer is the split of highest expected water, ties going to the first in a fixed order
 (back, then middle and front), so it is deterministic and never a foul; the suggestions are the
@@ -67,6 +69,9 @@ _LOCAL3[(1 << LOC_FRONTS).sum(axis=1)] = np.arange(len(LOC_FRONTS))
 LOC_F_INDEX = _LOCAL3[(1 << LOC_F).sum(axis=1)]
 BATCH = 12  # backs scored at once
 CHUNK = 96  # backs whose bounds are tightened at once
+# At most this many backs are scored (deterministically, best bound first): the search is
+# exact unless a hand reaches it (rare hands where many backs stay within their bounds).
+MAX_BACKS = 240
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,29 +121,48 @@ def arrange16(
     cfg = config
     hr = n + 1 >= cfg.home_run_min_players and n >= 2
 
-    def bound(ev: np.ndarray, nl: np.ndarray) -> np.ndarray:
-        """Upper bound of a split's value from the sum of row EVs and the product of the rows'
-        no-loss rates (each at least the real one)."""
+    g0 = model.gun_rate
+    lost = 3.0 + (model.bonus3.mean() + model.bonus_middle.mean() + model.bonus_back.mean())
+
+    def bound(ev: np.ndarray, nl: np.ndarray, against: np.ndarray | float = 0.0) -> np.ndarray:
+        """Upper bound of a split's value from the sum of row EVs (at least the real one), the
+        chance to gun (``nl``, at least the real one) and to be gunned (``against``, at most
+        the real one)."""
         if cfg.gun_mode == "fixed":
             extra = cfg.home_run_water - cfg.gun_water
-            out = n * (ev + cfg.gun_water * nl)
+            out = n * (ev + cfg.gun_water * (nl - against))
             if hr:
                 out = out + (
-                    n * extra * nl**n if extra > 0 else -n * extra * model.gun_rate ** (n - 1)
+                    n * extra * (nl**n - against * g0 ** (n - 1))
+                    if extra > 0
+                    else -n * extra * g0 ** (n - 1)
                 )
             return np.asarray(out)
         won = 3.0 + bonus_f.max() + bonus_m.max() + bonus_b.max()
-        out = n * (ev + nl * won)
+        out = n * (ev + nl * won - against * lost)
         if hr:
-            out = out + n * 2.0 * nl**n * won
+            out = out + n * 2.0 * (nl**n * won - against * g0 ** (n - 1) * lost)
         return np.asarray(out)
+
+    def against(nw: np.ndarray, tie: np.ndarray) -> np.ndarray:
+        """Lower bound of the chance to be gunned from the rows' lowest no-win rates (``nw``:
+        their product) and highest tie rates (``tie``: their product)."""
+        if cfg.run_over_counts_as_gun:
+            return np.asarray(np.maximum(0.0, nw - tie))
+        return nw
 
     order5 = np.argsort(c5, kind="stable")
     sorted_c5 = c5[order5]
     cum_ev = np.maximum.accumulate(fm[order5, 0])
     cum_nl = np.maximum.accumulate(fm[order5, 1])
     upto = np.searchsorted(sorted_c5, c5, side="right") - 1
-    ub0 = bound(fb[:, 0] + cum_ev[upto] + ff[:, 0].max(), fb[:, 1] * cum_nl[upto] * ff[:, 1].max())
+    cum_nw = np.minimum.accumulate(fm[order5, 2])
+    cum_t = np.maximum.accumulate(fm[order5, 3])
+    ub0 = bound(
+        fb[:, 0] + cum_ev[upto] + ff[:, 0].max(),
+        fb[:, 1] * cum_nl[upto] * ff[:, 1].max(),
+        against(fb[:, 2] * cum_nw[upto] * ff[:, 2].min(), fb[:, 3] * cum_t[upto] * ff[:, 3].max()),
+    )
 
     rest_all = _rest_positions()
     best_value = -np.inf
@@ -183,27 +207,38 @@ def arrange16(
         okm = free5 & (c5[None, :] <= c5[part][:, None])
         ev_m = np.where(okm, fm[None, :, 0], -np.inf).max(axis=1)
         nl_m = np.where(okm, fm[None, :, 1], 0.0).max(axis=1)
+        nw_m = np.where(okm, fm[None, :, 2], 1.0).min(axis=1)
+        t_m = np.where(okm, fm[None, :, 3], 0.0).max(axis=1)
         free3 = (MASK3[None, :] & MASK5[part][:, None]) == 0
         ev_f = np.where(free3, ff[None, :, 0], -np.inf).max(axis=1)
         nl_f = np.where(free3, ff[None, :, 1], 0.0).max(axis=1)
-        return bound(fb[part, 0] + ev_m + ev_f, fb[part, 1] * nl_m * nl_f)
+        nw_f = np.where(free3, ff[None, :, 2], 1.0).min(axis=1)
+        t_f = np.where(free3, ff[None, :, 3], 0.0).max(axis=1)
+        return bound(
+            fb[part, 0] + ev_m + ev_f,
+            fb[part, 1] * nl_m * nl_f,
+            against(fb[part, 2] * nw_m * nw_f, fb[part, 3] * t_m * t_f),
+        )
 
     # Best loose bound first; each chunk's bounds are tightened, then its backs are scored
     # best bound first while a bound beats the best split found. The best only grows, so a
     # back skipped could never have won.
     by_bound = np.argsort(-ub0, kind="stable")
     score(by_bound[:4])
+    scored = 4
     pos = 4
-    while pos < len(by_bound) and ub0[by_bound[pos]] > best_value:
+    while pos < len(by_bound) and ub0[by_bound[pos]] > best_value and scored < MAX_BACKS:
         chunk = by_bound[pos : pos + CHUNK]
         chunk = chunk[ub0[chunk] > best_value]
         ub1 = tight(chunk)
         keep = np.argsort(-ub1, kind="stable")
         chunk, ub1 = chunk[keep], ub1[keep]
         i = 0
-        while i < len(chunk) and ub1[i] > best_value:
+        while i < len(chunk) and ub1[i] > best_value and scored < MAX_BACKS:
             batch = chunk[i : i + BATCH]
-            score(batch[ub1[i : i + BATCH] > best_value])
+            batch = batch[ub1[i : i + BATCH] > best_value]
+            score(batch)
+            scored += len(batch)
             i += BATCH
         pos += CHUNK
 
