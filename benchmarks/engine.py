@@ -101,6 +101,7 @@ def bench_variants(rng: np.random.Generator, classic_ms: float) -> None:
         times = [t * 1e3 for h in hands for t in _times(lambda h=h, c=config: arrange(h, c), 1)]
         med = statistics.median(times)
         _line(f"{label}: median ms", f"{med:.3f}")
+        _line(f"{label}: p99 ms", f"{np.percentile(times, 99):.3f}")
         _line(
             f"{label}: x classic arrange",
             f"{med / classic_ms:.2f}",
