@@ -148,3 +148,13 @@ def test_12_cli_special_split_with_a_joker_and_with_16_cards():
     assert got["special"] == "six_pairs" and len(got["unused"]) == 3
     with pytest.raises(Exception, match="16 cards"):
         handle("special", {"cards": pairs[:13], "config": {"spare_cards": 3}})
+
+
+@pytest.mark.parametrize("preset", ["classic", "duoyise", "laizi", "duosanzhang"])
+def test_12_each_preset_deck_has_its_own_row_tables(preset):
+    from games.rules.tables import data_path, deck_name, load
+
+    name = deck_name(preset_config(preset))
+    assert data_path(name).exists()
+    tables = load(name)
+    assert tables.deals > 0 and 0 < tables.gun_rate < 1
