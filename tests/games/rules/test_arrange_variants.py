@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from games.rules import arrange as engine
 from games.rules.api import handle
-from games.rules.cards import ALL_CARDS, Card
+from games.rules.cards import ALL_CARDS, Card, parse_cards
 from games.rules.config import RuleConfig
 from games.rules.hands import check_foul, evaluate, foul_rows
 from games.rules.presets import preset_config
@@ -67,16 +67,22 @@ def test_12_arrange_is_deterministic_in_any_input_order(rng, config):
     assert engine.arrange(cards, config) == engine.arrange(shuffled, config)
 
 
-def test_12_4_the_pruned_search_finds_the_best_of_every_13_of_16():
-    rng = np.random.default_rng(124)
+# A random hand, and one whose bounds stay loose (the search stops at MAX_BACKS backs).
+HARD_16 = "TD2 8D 6H JS TH KC TD JD2 2D2 2D 9H 3D 8S 4D 4H 6C"
+
+
+@pytest.mark.parametrize("hand", ["random", HARD_16])
+def test_12_4_the_pruned_search_finds_the_best_of_every_13_of_16(hand):
+    if hand == "random":
+        indices = [int(i) for i in np.random.default_rng(124).choice(65, 16, replace=False)]
+    else:
+        indices = [c.index for c in parse_cards(hand.split(), deck=DUOSANZHANG.deck)]
     model = engine._model(DUOSANZHANG, 3)
-    for _ in range(1):
-        hand = [int(i) for i in rng.choice(65, 16, replace=False)]
-        best = max(
-            float(model.split_values(h, *h.rows_of(np.flatnonzero(h.valid)))[0].max())
-            for h in (engine._Hand(list(sub), "lowest", True) for sub in combinations(hand, 13))
-        )
-        assert arrange16(hand, DUOSANZHANG, 3, 1)[0].value == round(best, 4)
+    best = max(
+        float(model.split_values(h, *h.rows_of(np.flatnonzero(h.valid)))[0].max())
+        for h in (engine._Hand(list(sub), "lowest", True) for sub in combinations(indices, 13))
+    )
+    assert arrange16(indices, DUOSANZHANG, 3, 1)[0].value == round(best, 4)
 
 
 def test_12_2_a_joker_goes_where_it_helps_most():
