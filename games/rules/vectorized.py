@@ -108,7 +108,9 @@ def eval5(ranks: IntArray, suits: IntArray, a2345: str = "lowest") -> tuple[IntA
     cat = np.where(is_str, np.where(flush, 8, 4), cat)
     # A flush is read card by card, repeated ranks included (§12.3); with distinct ranks (every
     # 52-card flush) that is the same order.
-    d = np.where((cat == 5)[:, None], ranks, d)
+    repeated = (cat == 5) & ~distinct
+    if repeated.any():  # never with the 52-card deck
+        d = np.where(repeated[:, None], ranks, d)
     head3 = d[:, 0] * B2 + d[:, 1] * B + d[:, 2]
     packed = head3 * B2 + d[:, 3] * B + d[:, 4]
     key = cat * B5 + np.where(is_str, strength * B4, packed)
