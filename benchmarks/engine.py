@@ -3,6 +3,10 @@
 Targets (issue 2): arrange (best + 10 suggestions) <= 2 ms median; special detection <= 0.2 ms;
 a 4-player score <= 1 ms; process start of the command line <= 0.5 s. Timings are wall-clock on
 this machine, so they move with whatever else runs; the script reports medians and p99.
+
+Variant decks (issue 12), as ratios to the classic arrange measured in the same run: arrange
+with 2 jokers in hand <= 3x; arrange with 16 cards (spare cards) <= 25x; special detection with
+jokers or with 16 cards <= 1 ms median.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from games.rules.arrange import arrange, best_arrangement
-from games.rules.cards import DECK, Card
-from games.rules.config import DEFAULT_CONFIG
+from games.rules.cards import ALL_CARDS, DECK, Card
+from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.hands import evaluate
+from games.rules.presets import preset_config
 from games.rules.scoring import Seat, score_round
 from games.rules.specials import detect_special
 from games.rules.vectorized import eval5, sort_desc
@@ -62,13 +67,61 @@ def bench_eval(rng: np.random.Generator) -> None:
     _line("5-card evaluations / s (scalar, one at a time)", f"{scalar:,.0f}")
 
 
-def bench_arrange(rng: np.random.Generator) -> None:
+def bench_arrange(rng: np.random.Generator) -> float:
     hands = _hands(rng, 1000)
     arrange(hands[0])  # load tables, build caches
     times = [t * 1e3 for h in hands for t in _times(lambda h=h: arrange(h, limit=10), 1)]
     med, p99 = statistics.median(times), float(np.percentile(times, 99))
     _line("arrange, best + 10 suggestions: median ms", f"{med:.3f}", "target <= 2 ms")
     _line("arrange, best + 10 suggestions: p99 ms", f"{p99:.3f}")
+    return med
+
+
+def _variant_hands(
+    rng: np.random.Generator, config: RuleConfig, n: int, jokers: int = 0
+) -> list[list[Card]]:
+    """Hands of ``config``'s deck, each holding ``jokers`` jokers."""
+    deck = [c for c in config.deck.cards if not c.is_joker]
+    out = []
+    for _ in range(n):
+        picked = [deck[i] for i in rng.choice(len(deck), config.hand_size - jokers, replace=False)]
+        out.append(picked + [ALL_CARDS[78], ALL_CARDS[79]][:jokers])
+    return out
+
+
+def bench_variants(rng: np.random.Generator, classic_ms: float) -> None:
+    """Issue 12: arrange and special detection with the variant decks."""
+    laizi, spare = preset_config("laizi"), preset_config("duosanzhang")
+    for label, config, jokers, n, target in (
+        ("arrange, 2 jokers (laizi)", laizi, 2, 500, 3),
+        ("arrange, 16 cards (duosanzhang)", spare, 0, 200, 25),
+    ):
+        hands = _variant_hands(rng, config, n, jokers)
+        arrange(hands[0], config)
+        times = [t * 1e3 for h in hands for t in _times(lambda h=h, c=config: arrange(h, c), 1)]
+        med = statistics.median(times)
+        _line(f"{label}: median ms", f"{med:.3f}")
+        _line(f"{label}: p99 ms", f"{np.percentile(times, 99):.3f}")
+        _line(
+            f"{label}: × classic",
+            f"{med / classic_ms:.2f}",
+            f"target <= {target}x",
+        )
+    jokers16 = RuleConfig.from_dict({"jokers": 2, "extra_suits": 1, "spare_cards": 3})
+    for label, config, jokers in (
+        ("special, 2 jokers (laizi)", laizi, 2),
+        ("special, 16 cards (duosanzhang)", spare, 0),
+        ("special, 16 cards + 2 jokers", jokers16, 2),
+    ):
+        hands = _variant_hands(rng, config, 5000, jokers)
+        times = [
+            t * 1e6 for h in hands for t in _times(lambda h=h, c=config: detect_special(h, c), 1)
+        ]
+        _line(
+            f"{label}: median µs",
+            f"{statistics.median(times):.1f}",
+            "target <= 1000 µs",
+        )
 
 
 def bench_special(rng: np.random.Generator) -> None:
@@ -139,9 +192,10 @@ def main() -> None:
     rng = np.random.default_rng(20261129)
     print(f"Shisanshui engine benchmark — Python {sys.version.split()[0]}, numpy {np.__version__}")
     bench_eval(rng)
-    bench_arrange(rng)
+    classic_ms = bench_arrange(rng)
     bench_special(rng)
     bench_score(rng)
+    bench_variants(rng, classic_ms)
     bench_cli()
 
 

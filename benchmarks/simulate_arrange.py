@@ -1,19 +1,22 @@
 """How good is the engine's best arrangement? A reproducible simulation.
 
-``python -m benchmarks.simulate_arrange [DEALS] [WORKERS]`` (default 20,000 deals, 2 workers).
+``python -m benchmarks.simulate_arrange [DEALS] [WORKERS] [PRESET ...]`` (default 20,000 deals,
+2 workers, the classic game). ``--presets`` instead of preset names runs every preset of RULES.md
+§12.6 (4 players; 5 for ``duoyise``).
 
-Each deal gives four random hands. For every seat in turn, that seat arranges with the engine's
-``best`` while the other three use a baseline heuristic, and the round is scored by the engine
-under the default configuration (row bonuses, guns, run-over, home runs). A deal's figure is
-the mean water of the ``best`` seat over its four rotations; the script prints the mean over
-deals with its standard error, for each baseline:
+Each deal gives one hand per seat from the preset's deck (16 cards with spare cards). For every
+seat in turn, that seat arranges with the engine's ``best`` while the others use a baseline
+heuristic, and the round is scored by the engine under the preset's configuration (row bonuses,
+guns, run-over, home runs). A deal's figure is the mean water of the ``best`` seat over its
+rotations; the script prints the mean over deals with its standard error, for each baseline:
 
 * ``strongest_back``: the foul-free split with the strongest back, then middle, then front;
 * ``strength_sum``: the foul-free split maximising the sum of the rows' percentiles among all
   hands of their size.
 
-Every hand is arranged normally (a special hand's declaration is a separate choice). The deals
-come from a fixed seed, so the figures are reproducible.
+With spare cards the baselines play the 13 highest cards (jokers first) and ``best`` chooses
+its 13 with the model. Every hand is arranged normally (a special hand's declaration is a
+separate choice). The deals come from a fixed seed, so the figures are reproducible.
 """
 
 from __future__ import annotations
@@ -21,53 +24,72 @@ from __future__ import annotations
 import math
 import sys
 import time
+from functools import partial
 from multiprocessing import Pool
 
 import numpy as np
 
 from games.rules.arrange import Policy
-from games.rules.cards import DECK
-from games.rules.config import DEFAULT_CONFIG
+from games.rules.cards import ALL_CARDS
+from games.rules.config import RuleConfig
+from games.rules.presets import PRESET_IDS, preset_config
 from games.rules.scoring import Arranged, Seat, score_round
 
 SEED = 20261129
 BASELINES = ("strongest_back", "strength_sum")
 
 
+def players_for(preset: str) -> int:
+    return 5 if preset == "duoyise" else 4
+
+
 def _arranged(order: list[int]) -> Arranged:
-    cards = [DECK[i] for i in order]
+    cards = [ALL_CARDS[i] for i in order]
     return Arranged(tuple(cards[:3]), tuple(cards[3:8]), tuple(cards[8:]))
 
 
-def play(deal: int) -> dict[str, float]:
+def play(deal: int, preset: str = "classic") -> dict[str, float]:
     """The ``best`` seat's mean water in this deal against each baseline."""
-    deck = np.random.default_rng([SEED, deal]).permutation(52)
-    hands = [[int(x) for x in deck[13 * p : 13 * p + 13]] for p in range(4)]
-    best = [_arranged(Policy("best").choose(h)) for h in hands]
+    config: RuleConfig = preset_config(preset)
+    players = players_for(preset)
+    deck = np.array([c.index for c in config.deck.cards])
+    size = config.hand_size
+    dealt = deck[np.random.default_rng([SEED, deal]).permutation(len(deck))]
+    hands = [[int(x) for x in dealt[size * p : size * p + size]] for p in range(players)]
+    best = [_arranged(Policy("best", config).choose(h)) for h in hands]
     out = {}
     for name in BASELINES:
-        base = [_arranged(Policy(name).choose(h)) for h in hands]
+        base = [_arranged(Policy(name, config).choose(h)) for h in hands]
         total = 0
-        for seat in range(4):
-            seats = [Seat(str(p), best[p] if p == seat else base[p]) for p in range(4)]
-            total += score_round(seats, DEFAULT_CONFIG).water[seat]
-        out[name] = total / 4
+        for seat in range(players):
+            seats = [Seat(str(p), best[p] if p == seat else base[p]) for p in range(players)]
+            total += score_round(seats, config).water[seat]
+        out[name] = total / players
     return out
 
 
-def main() -> None:
-    deals = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
-    workers = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+def run(preset: str, deals: int, workers: int) -> None:
     start = time.perf_counter()
     with Pool(workers) as pool:
-        results = pool.map(play, range(deals), chunksize=50)
+        results = pool.map(partial(play, preset=preset), range(deals), chunksize=25)
     elapsed = time.perf_counter() - start
-    print(f"{deals:,} four-player deals, seed {SEED}, default configuration ({elapsed:.0f} s)")
-    print("water per deal of the seat using `best` against three seats using the baseline:")
+    print(f"{preset}: {deals:,} {players_for(preset)}-player deals, seed {SEED} ({elapsed:.0f} s)")
     for name in BASELINES:
         values = np.array([r[name] for r in results])
         mean, se = values.mean(), values.std(ddof=1) / math.sqrt(len(values))
         print(f"  vs {name:<15} mean {mean:+.3f} water (SE {se:.3f}, z = {mean / se:.1f})")
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    deals = int(args[0]) if args else 20_000
+    workers = int(args[1]) if len(args) > 1 else 2
+    presets = args[2:] or ["classic"]
+    if presets == ["--presets"]:
+        presets = list(PRESET_IDS)
+    print("water per deal of the seat using `best` against seats using the baseline:")
+    for preset in presets:
+        run(preset, deals, workers)
 
 
 if __name__ == "__main__":

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .cards import ensure_distinct, format_cards, parse_cards
+from .cards import Card, ensure_distinct, format_cards, parse_cards
 from .config import RuleConfig
 from .errors import BadInputError, RulesError, WrongCountError
-from .hands import evaluate
+from .hands import RowHand, evaluate
 from .scoring import Arranged, Declared, RoundResult, Seat, score_round
 
 Json = dict[str, Any]
@@ -38,18 +38,24 @@ def _config(request: Mapping[str, Any]) -> RuleConfig:
 def compare(request: object) -> Json:
     req = _obj(request)
     cfg = _config(req)
-    a = parse_cards(_field(req, "a"), what="a")
-    b = parse_cards(_field(req, "b"), what="b")
-    for name, row in (("a", a), ("b", b)):
-        if len(row) not in (3, 5):
-            raise WrongCountError(f"{name} must have 3 or 5 cards, got {len(row)}")
-    ensure_distinct(a + b)
+    raw_a, raw_b = _field(req, "a"), _field(req, "b")
+    for name, raw in (("a", raw_a), ("b", raw_b)):
+        if isinstance(raw, list) and len(raw) not in (3, 5):
+            raise WrongCountError(f"{name} must have 3 or 5 cards, got {len(raw)}")
+    a = parse_cards(raw_a, what="a", deck=cfg.deck)
+    b = parse_cards(raw_b, what="b", deck=cfg.deck)
+    if cfg.is_classic_deck:
+        ensure_distinct(a + b)
+    # With the variant decks the two rows are checked each on its own (ENGINE_CLI.md).
     ha, hb = evaluate(a, cfg.a2345), evaluate(b, cfg.a2345)
-    return {
-        "a": {"category": ha.category.id},
-        "b": {"category": hb.category.id},
-        "result": ha.compare(hb),
-    }
+    return {"a": _row_json(ha), "b": _row_json(hb), "result": ha.compare(hb)}
+
+
+def _row_json(hand: RowHand) -> Json:
+    out: Json = {"category": hand.category.id}
+    if hand.jokers:
+        out["jokers"] = {str(joker): str(value) for joker, value in hand.jokers}
+    return out
 
 
 def _rows_json(arranged: Arranged) -> Json:
@@ -61,22 +67,23 @@ def _rows_json(arranged: Arranged) -> Json:
 
 
 def special(request: object) -> Json:
-    from .arrange import special_split
-    from .specials import SPLIT_SPECIALS, detect_special
+    from .arrange import special_with_split
 
     req = _obj(request)
     cfg = _config(req)
-    cards = parse_cards(_field(req, "cards"), count=13, what="cards")
-    found = detect_special(cards, cfg)
-    split = None
-    if found in SPLIT_SPECIALS:
-        arranged = special_split(cards, found, cfg)
-        split = None if arranged is None else _rows_json(arranged)
-    return {
-        "special": found,
-        "water": None if found is None else cfg.special(found).water,
-        "split": split,
-    }
+    cards = parse_cards(_field(req, "cards"), count=cfg.hand_size, what="cards", deck=cfg.deck)
+    found = special_with_split(cards, cfg)
+    answer: Json = {"special": None, "water": None, "split": None}
+    if cfg.spare_cards:
+        answer["unused"] = None
+    if found is None:
+        return answer
+    answer["special"] = found.special
+    answer["water"] = cfg.special(found.special).water
+    answer["split"] = None if found.split is None else _rows_json(found.split)
+    if cfg.spare_cards:
+        answer["unused"] = format_cards(found.unused)
+    return answer
 
 
 def arrange(request: object) -> Json:
@@ -84,25 +91,43 @@ def arrange(request: object) -> Json:
 
     req = _obj(request)
     cfg = _config(req)
-    cards = parse_cards(_field(req, "cards"), count=13, what="cards")
+    cards = parse_cards(_field(req, "cards"), count=cfg.hand_size, what="cards", deck=cfg.deck)
     limit = req.get("limit", 10)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10:
         raise BadInputError("limit must be a whole number from 1 to 10")
     result = engine.arrange(cards, cfg, limit=limit)
-    suggestions = [
-        {
+    suggestions = []
+    for s in result.suggestions:
+        item: Json = {
             **_rows_json(s.arranged()),
             "categories": [c.id for c in s.categories],
             "expected_water": s.expected_water,
         }
-        for s in result.suggestions
-    ]
-    best = {k: suggestions[0][k] for k in ("front", "middle", "back")}
+        if cfg.spare_cards:
+            item["unused"] = format_cards(s.unused)
+        jokers = _jokers_json(s.arranged(), cfg)
+        if jokers:
+            item["jokers"] = jokers
+        suggestions.append(item)
+    keys = ("front", "middle", "back", "unused") if cfg.spare_cards else ("front", "middle", "back")
+    best = {k: suggestions[0][k] for k in keys}
     return {"best": best, "suggestions": suggestions, "special": result.special}
 
 
-def parse_seat(item: object, position: int) -> Seat:
-    """One player of a ``score`` request."""
+def _jokers_json(arranged: Arranged, cfg: RuleConfig) -> Json:
+    """What each joker stands for in its row (for the UI, RULES.md §12.2)."""
+    out: Json = {}
+    for row in arranged.rows():
+        if any(c.is_joker for c in row):
+            for joker, value in evaluate(row, cfg.a2345).jokers:
+                out[str(joker)] = str(value)
+    return out
+
+
+def parse_seat(item: object, position: int, config: RuleConfig | None = None) -> Seat:
+    """One player of a ``score`` request (cards checked against ``config``'s deck)."""
+    cfg = config or RuleConfig()
+    deck = cfg.deck
     p = _obj(item)
     pid = p.get("id", str(position))
     if isinstance(pid, bool) or not isinstance(pid, str | int):
@@ -117,22 +142,31 @@ def parse_seat(item: object, position: int) -> Seat:
         sid = _field(p, "special")
         if not isinstance(sid, str):
             raise BadInputError(f"player {pid}: special must be a special hand id")
-        hand = Declared(sid, parse_cards(_field(p, "cards"), count=13, what=f"player {pid} cards"))
+        hand = Declared(
+            sid, parse_cards(_field(p, "cards"), count=13, what=f"player {pid} cards", deck=deck)
+        )
     elif has_rows:
         hand = Arranged(
-            parse_cards(_field(p, "front"), count=3, what=f"player {pid} front"),
-            parse_cards(_field(p, "middle"), count=5, what=f"player {pid} middle"),
-            parse_cards(_field(p, "back"), count=5, what=f"player {pid} back"),
+            parse_cards(_field(p, "front"), count=3, what=f"player {pid} front", deck=deck),
+            parse_cards(_field(p, "middle"), count=5, what=f"player {pid} middle", deck=deck),
+            parse_cards(_field(p, "back"), count=5, what=f"player {pid} back", deck=deck),
         )
     else:
         raise BadInputError(f"player {pid}: needs front/middle/back or special/cards")
+    unused: tuple[Card, ...] = ()
+    if "unused" in p:
+        if not cfg.spare_cards:
+            raise BadInputError(f"player {pid}: unused cards exist only with spare_cards 3")
+        unused = parse_cards(
+            p["unused"], count=cfg.spare_cards, what=f"player {pid} unused", deck=deck
+        )
     balance = p.get("balance")
     if balance is not None and (isinstance(balance, bool) or not isinstance(balance, int)):
         raise BadInputError(f"player {pid}: balance must be a whole number")
     escaped = p.get("escaped", False)
     if not isinstance(escaped, bool):
         raise BadInputError(f"player {pid}: escaped must be true or false")
-    return Seat(pid, hand, balance, escaped)
+    return Seat(pid, hand, balance, escaped, unused)
 
 
 def score(request: object) -> Json:
@@ -141,9 +175,11 @@ def score(request: object) -> Json:
     players = _field(req, "players")
     if not isinstance(players, list):
         raise BadInputError("players must be a list")
-    if not 2 <= len(players) <= 4:
-        raise WrongCountError(f"a round has 2 to 4 players, got {len(players)}")
-    seats = [parse_seat(p, i) for i, p in enumerate(players)]
+    if not 2 <= len(players) <= cfg.max_seats:
+        raise WrongCountError(
+            f"a round has 2 to {cfg.max_seats} players with this deck, got {len(players)}"
+        )
+    seats = [parse_seat(p, i, cfg) for i, p in enumerate(players)]
     return result_json(score_round(seats, cfg))
 
 

@@ -23,24 +23,26 @@ heuristics.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations_with_replacement
+from itertools import combinations, combinations_with_replacement
 
 import numpy as np
 
-from .cards import DECK, Card, ensure_distinct
+from .cards import ALL_CARDS, Card, ensure_distinct, sort_key
 from .config import DEFAULT_CONFIG, RuleConfig
 from .errors import WrongCountError
 from .hands import Category
 from .scoring import Arranged
 from .specials import detect_special
-from .tables import KeyDistribution, Tables, load
+from .tables import KeyDistribution, Tables, deck_name, load
 from .vectorized import (
     B3,
     B5,
     BACKS_PER_MIDDLE,
+    CARD_RANK,
+    CARD_SUIT,
     COMB3,
     COMB5,
     SPLIT_B,
@@ -50,6 +52,8 @@ from .vectorized import (
     IntArray,
     eval3,
     eval5,
+    eval_cards3,
+    eval_cards5,
 )
 
 FloatArray = np.ndarray
@@ -62,6 +66,7 @@ class Suggestion:
     back: tuple[Card, ...]
     categories: tuple[Category, Category, Category]
     expected_water: float
+    unused: tuple[Card, ...] = ()  # with spare cards: the 3 set aside (RULES.md §12.4)
 
     def arranged(self) -> Arranged:
         return Arranged(self.front, self.middle, self.back)
@@ -106,8 +111,10 @@ def _descending(width: int) -> IntArray:
     return rows
 
 
-@lru_cache(maxsize=2)
-def _classes(a2345: str) -> _Classes:
+@lru_cache(maxsize=4)
+def _classes(a2345: str, variant: bool = False) -> _Classes:
+    if variant:
+        return _variant_classes(a2345)
     t = load()
     keys5 = t.all5[a2345].keys
     # 5-card categories a front row cannot have: two pair, then straight and above.
@@ -127,21 +134,60 @@ def _classes(a2345: str) -> _Classes:
     return _Classes(keys5, cross, tables[0], tables[2], tables[1], tables[3], front)
 
 
-class _Hand:
-    """One 13-card hand: its subsets classified once, and which splits are foul-free."""
+def _variant_classes(a2345: str) -> _Classes:
+    """The class universe of the variant decks (RULES.md §12): every key a 5-card row can
+    have with copies and jokers (any rank multiset, five of a kind included, suited or not)
+    and every 3-card key. The rank-code tables are unused: rows are evaluated by card index."""
+    r5 = np.array(list(combinations_with_replacement(range(14, 1, -1), 5)), dtype=np.int64)
+    keys, cross = [], []
+    for suits in (np.tile([0, 1, 0, 0, 0], (len(r5), 1)), np.zeros_like(r5)):
+        key, x = eval5(r5, suits, a2345)
+        keys.append(key)
+        cross.append(x)
+    r3 = np.array(list(combinations_with_replacement(range(14, 1, -1), 3)), dtype=np.int64)
+    keys5 = np.unique(np.concatenate(keys))
+    cross_all = np.unique(np.concatenate(cross + [eval3(r3)]))
+    empty = np.zeros(0, dtype=np.int16)
+    return _Classes(keys5, cross_all, empty, empty, empty, empty, empty)
 
-    def __init__(self, card_indices: Sequence[int], a2345: str) -> None:
-        idx = np.array(sorted(card_indices, key=lambda i: (-(i // 4), i % 4)), dtype=np.int64)
+
+def _hand_order(card_indices: Sequence[int]) -> list[int]:
+    """Canonical order of a hand: rank high to low, suit, copy; jokers last (so a subset's
+    standard cards come first, as the joker completion tables expect)."""
+    if all(i < 52 for i in card_indices):  # the 52-card deck: the order it always had
+        return sorted(card_indices, key=lambda i: (-(i // 4), i % 4))
+    cards = sorted((ALL_CARDS[i] for i in card_indices), key=sort_key)
+    jokers = [c.index for c in cards if c.is_joker]
+    return [c.index for c in cards if not c.is_joker] + jokers
+
+
+class _Hand:
+    """One 13-card hand: its subsets classified once, and which splits are foul-free.
+
+    ``variant``: the configuration has a variant deck, so rows are evaluated by card index
+    (copies, jokers) and classified in the variant class universe."""
+
+    def __init__(self, card_indices: Sequence[int], a2345: str, variant: bool = False) -> None:
+        idx = np.array(_hand_order(card_indices), dtype=np.int64)
         self.cards = idx
-        ranks, suits = idx // 4 + 2, idx % 4
+        self.variant = variant
+        self.c5: IntArray
+        self.c3: IntArray
+        ranks, suits = CARD_RANK[idx], CARD_SUIT[idx]
         self.r5, self.s5 = ranks[COMB5], suits[COMB5]
         self.r3, self.s3 = ranks[COMB3], suits[COMB3]
-        self.cls = cls = _classes(a2345)
-        code5 = (self.r5 - 2) @ POW13
-        suited = (self.s5 == self.s5[:, :1]).all(axis=1)
-        self.c5 = np.where(suited, cls.suited5.take(code5), cls.plain5.take(code5))
-        cx5 = np.where(suited, cls.cross5_suited.take(code5), cls.cross5.take(code5))
-        self.c3 = cls.front.take((self.r3 - 2) @ POW13[2:])
+        self.cls = cls = _classes(a2345, variant)
+        if variant:
+            k5, x5 = eval_cards5(idx[COMB5], a2345)
+            self.c5 = np.searchsorted(cls.keys5, k5)
+            cx5 = np.searchsorted(cls.cross, x5)
+            self.c3 = np.searchsorted(cls.cross, eval_cards3(idx[COMB3]))
+        else:
+            code5 = (self.r5 - 2) @ POW13
+            suited = (self.s5 == self.s5[:, :1]).all(axis=1)
+            self.c5 = np.where(suited, cls.suited5.take(code5), cls.plain5.take(code5))
+            cx5 = np.where(suited, cls.cross5_suited.take(code5), cls.cross5.take(code5))
+            self.c3 = cls.front.take((self.r3 - 2) @ POW13[2:])
         # back >= middle and middle >= front (RULES.md §4); SPLIT_M is each middle 56 times.
         self.valid: BoolArray = (self.c5.take(SPLIT_B) >= np.repeat(self.c5, BACKS_PER_MIDDLE)) & (
             np.repeat(cx5, BACKS_PER_MIDDLE) >= self.c3.take(SPLIT_F)
@@ -205,7 +251,8 @@ class _Model:
     opponents: int
     gun_rate: float
     # Per-class feature columns: EV, no-loss, no-win, tie, and the class's category weighted
-    # so that front + middle + back gives the split's category triple (front·81 + middle·9 + back).
+    # so that front + middle + back gives the split's category triple (front·100 + middle·10
+    # + back).
     front: FloatArray  # (cross classes, 5)
     middle: FloatArray  # (5-card classes, 5)
     back: FloatArray
@@ -219,7 +266,6 @@ class _Model:
         """Expected water of the splits (f, m, b) against ``opponents`` reference opponents,
         and each split's category triple. The splits must be in ascending order (as
         ``np.flatnonzero`` gives them), so that their middles come in runs."""
-        cfg = self.config
         # One gather of all feature columns per row (float32: half the memory traffic), then
         # whole-array sums and products; their columns are the split's terms.
         gf = self.front.take(hand.c3, axis=0).take(f, axis=0)
@@ -228,6 +274,26 @@ class _Model:
             self.middle.take(hand.c5, axis=0), np.bincount(m, minlength=len(COMB5)), axis=0
         )
         gb = self.back.take(hand.c5, axis=0).take(b, axis=0)
+
+        def won_bonus() -> FloatArray:
+            return np.asarray(
+                self.bonus3.take(hand.c3).take(f)
+                + self.bonus_middle.take(hand.c5).take(m)
+                + self.bonus_back.take(hand.c5).take(b)
+            )
+
+        return self.values_of(gf, gm, gb, won_bonus)
+
+    def values_of(
+        self,
+        gf: FloatArray,
+        gm: FloatArray,
+        gb: FloatArray,
+        won_bonus: Callable[[], FloatArray],
+    ) -> tuple[FloatArray, IntArray]:
+        """Expected water and category triples from the rows' feature rows (see
+        :meth:`split_values`); ``won_bonus()`` gives each split's row bonuses (double mode)."""
+        cfg = self.config
         total = gf + gm
         total += gb
         prod = gf * gm
@@ -246,11 +312,7 @@ class _Model:
                 extra = cfg.home_run_water - cfg.gun_water
                 value += n * extra * (_ipow(g_for, n) - g_against * g0 ** (n - 1))
         else:
-            won = 3.0 + (
-                self.bonus3.take(hand.c3).take(f)
-                + self.bonus_middle.take(hand.c5).take(m)
-                + self.bonus_back.take(hand.c5).take(b)
-            )
+            won = 3.0 + won_bonus()
             lost = 3.0 + (self.bonus3.mean() + self.bonus_middle.mean() + self.bonus_back.mean())
             value = n * (rows + g_for * won - g_against * lost)
             if hr:
@@ -268,14 +330,14 @@ def _ipow(x: FloatArray, n: int) -> FloatArray:
 
 
 def _bonus_by_category(config: RuleConfig, row: str) -> FloatArray:
-    return np.array([config.bonus(row, Category(c)) for c in range(9)], dtype=np.float64)
+    return np.array([config.bonus(row, Category(c)) for c in range(10)], dtype=np.float64)
 
 
 @lru_cache(maxsize=64)
 def _model(config: RuleConfig, opponents: int, tables: Tables | None = None) -> _Model:
-    t = tables or load()
+    t = tables or load(deck_name(config))
     mode, run_over = config.a2345, config.run_over_counts_as_gun
-    cls = _classes(mode)
+    cls = _classes(mode, not config.deck.is_classic)
     bf, bm, bb = (_bonus_by_category(config, r) for r in ("front", "middle", "back"))
     cat3, cat5 = cls.cross // B3, cls.keys5 // B5
 
@@ -289,8 +351,8 @@ def _model(config: RuleConfig, opponents: int, tables: Tables | None = None) -> 
         config,
         opponents,
         t.gun_rate,
-        table("front", cls.cross, bf, B3, cat3 * 81),
-        table("middle", cls.keys5, bm, B5, cat5 * 9),
+        table("front", cls.cross, bf, B3, cat3 * 100),
+        table("middle", cls.keys5, bm, B5, cat5 * 10),
         table("back", cls.keys5, bb, B5, cat5),
         bf[cls.cross // B3],
         bm[cls.keys5 // B5],
@@ -299,7 +361,7 @@ def _model(config: RuleConfig, opponents: int, tables: Tables | None = None) -> 
 
 
 def _to_cards(indices: Sequence[int]) -> tuple[Card, ...]:
-    return tuple(DECK[i] for i in indices)
+    return tuple(ALL_CARDS[i] for i in indices)
 
 
 def _suggestion(hand: _Hand, split: int, value: float) -> Suggestion:
@@ -324,22 +386,41 @@ def arrange(
 ) -> ArrangeResult:
     """The best arrangement and up to ``limit`` suggestions with distinct category triples.
 
-    All are foul-free and use exactly the 13 cards; ``suggestions[0]`` is ``best``.
+    All are foul-free and use exactly the 13 cards; ``suggestions[0]`` is ``best``. With spare
+    cards (RULES.md §12.4) the hand has 16 cards and each suggestion also names the 3 it sets
+    aside (:mod:`games.rules.spare`).
     """
-    hand = _Hand(_card_indices(cards), config.a2345)
+    if config.spare_cards:
+        return _arrange_spare(cards, config, limit, opponents)
+    hand = _Hand(_card_indices(cards), config.a2345, not config.deck.is_classic)
     model = _model(config, opponents)
     splits = np.flatnonzero(hand.valid)
     f, m, b = hand.rows_of(splits)
     values, triple = model.split_values(hand, f, m, b)
-    best_per = np.full(4 * 81, -np.inf)
+    best_per = np.full(4 * 100, -np.inf)
     np.maximum.at(best_per, triple, values)
     hits = np.flatnonzero(values == best_per[triple])
     groups, first = np.unique(triple[hits], return_index=True)
     winners = hits[first]  # first split reaching each group's maximum
     order = winners[np.argsort(-values[winners], kind="stable")][: max(1, limit)]
     suggestions = tuple(_suggestion(hand, int(splits[i]), float(values[i])) for i in order)
-    special = detect_special([DECK[i] for i in hand.cards], config)
+    special = detect_special([ALL_CARDS[i] for i in hand.cards], config)
     return ArrangeResult(suggestions[0], suggestions, special)
+
+
+def _arrange_spare(
+    cards: Sequence[Card], config: RuleConfig, limit: int, opponents: int
+) -> ArrangeResult:
+    from .spare import arrange16
+
+    if len(cards) != config.hand_size:
+        raise WrongCountError(f"a hand has {config.hand_size} cards, got {len(cards)}")
+    ensure_distinct(cards)
+    splits = arrange16([c.index for c in cards], config, opponents, limit)
+    suggestions = tuple(
+        Suggestion(s.front, s.middle, s.back, s.categories, s.value, s.unused) for s in splits
+    )
+    return ArrangeResult(suggestions[0], suggestions, detect_special(cards, config))
 
 
 def best_arrangement(cards: Sequence[Card], config: RuleConfig = DEFAULT_CONFIG) -> Arranged:
@@ -352,6 +433,8 @@ def best_arrangement(cards: Sequence[Card], config: RuleConfig = DEFAULT_CONFIG)
 
 def _witness_masks(hand: _Hand, special: str) -> tuple[BoolArray, BoolArray, BoolArray] | None:
     """Per-subset masks (front, middle, back) whose conjunction witnesses a split special."""
+    if hand.variant:
+        return _wild_witness_masks(hand, special)
     r5 = np.sort(hand.r5, axis=1)
     r3 = np.sort(hand.r3, axis=1)
     suited5 = (hand.s5 == hand.s5[:, :1]).all(axis=1)
@@ -372,6 +455,41 @@ def _witness_masks(hand: _Hand, special: str) -> tuple[BoolArray, BoolArray, Boo
     return None
 
 
+def _can_be(ranks: IntArray, suits: IntArray) -> dict[str, BoolArray]:
+    """What rows (card ranks and suits, jokers rank 0) can be once their jokers take values:
+    one suit, a run (the ace low or high), a full house (5-card rows)."""
+    nat = ranks > 0
+    width = ranks.shape[1]
+    first = suits[:, :1]  # jokers come last in a hand, so a row starts with a standard card
+    suited = ((suits == first) | ~nat).all(axis=1)
+    same = (ranks[:, :, None] == ranks[:, None, :]) & nat[:, :, None] & nat[:, None, :]
+    counts = same.sum(axis=2)
+    distinct = (counts <= 1).all(axis=1)
+    run = np.zeros(len(ranks), dtype=bool)
+    for low_ace in (False, True):
+        r = np.where(low_ace & (ranks == 14), 1, ranks)
+        hi = np.where(nat, r, 0).max(axis=1)
+        lo = np.where(nat, r, 99).min(axis=1)
+        run |= distinct & (hi - lo <= width - 1)
+    n_distinct = np.where(nat, 1.0 / np.maximum(counts, 1), 0.0).sum(axis=1).round()
+    full = (n_distinct <= 2) & (counts.max(axis=1) <= 3)
+    return {"suited": suited, "run": run, "full_house": full}
+
+
+def _wild_witness_masks(hand: _Hand, special: str) -> tuple[BoolArray, BoolArray, BoolArray] | None:
+    five, three = _can_be(hand.r5, hand.s5), _can_be(hand.r3, hand.s3)
+    if special == "three_flushes":
+        return three["suited"], five["suited"], five["suited"]
+    if special == "three_straights":
+        return three["run"], five["run"], five["run"]
+    if special == "three_straight_flushes":
+        sf5 = five["run"] & five["suited"]
+        return three["run"] & three["suited"], sf5, sf5
+    if special == "double_monster":
+        return hand.k3 // B3 >= Category.PAIR, five["full_house"], five["full_house"]
+    return None
+
+
 def special_split(
     cards: Sequence[Card], special: str, config: RuleConfig = DEFAULT_CONFIG
 ) -> Arranged | None:
@@ -380,7 +498,7 @@ def special_split(
     Foul-free whenever one exists (then the one with the highest expected water); None when
     the special needs no split or the cards do not make it.
     """
-    hand = _Hand(_card_indices(cards), config.a2345)
+    hand = _Hand(_card_indices(cards), config.a2345, not config.deck.is_classic)
     masks = _witness_masks(hand, special)
     if masks is None:
         return None
@@ -416,8 +534,17 @@ class Policy:
         self.config = config
 
     def choose(self, card_indices: Sequence[int], tables: Tables | None = None) -> list[int]:
-        """The 13 card indices ordered front (3), middle (5), back (5)."""
-        hand = _Hand(card_indices, self.config.a2345)
+        """The 13 card indices ordered front (3), middle (5), back (5) (with spare cards: of
+        the 16 dealt, by the model for ``best``; the baselines drop the three lowest cards)."""
+        if len(card_indices) > 13:
+            if self.name == "best":
+                from .spare import arrange16
+
+                top = arrange16(card_indices, self.config, 3, 1, tables)[0]
+                return [c.index for c in top.front + top.middle + top.back]
+            kept = sorted(card_indices, key=lambda i: sort_key(ALL_CARDS[i]))[:13]
+            return self.choose(kept, tables)
+        hand = _Hand(card_indices, self.config.a2345, not self.config.deck.is_classic)
         splits = np.flatnonzero(hand.valid)
         f, m, b = hand.rows_of(splits)
         if self.name == "best":
@@ -427,7 +554,7 @@ class Policy:
             order = np.lexsort((hand.c3.take(f), hand.c5.take(m), hand.c5.take(b)))
             split = int(splits[order[-1]])
         else:
-            t = tables or load()
+            t = tables or load(deck_name(self.config))
             p5, t5 = t.all5[self.config.a2345].less_equal(hand.k5)
             p3, t3 = t.all3.less_equal(hand.k3)
             s5, s3 = p5 + t5 / 2, p3 + t3 / 2
@@ -435,3 +562,41 @@ class Policy:
             split = int(splits[int(np.argmax(values))])
         front, middle, back = hand.split_cards(split)
         return front + middle + back
+
+
+# -- specials with their split and, with spare cards, the 13 played ----------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialFound:
+    """A special a hand makes: the 13 cards that make it, a split to show, the spare cards."""
+
+    special: str
+    cards: tuple[Card, ...]
+    split: Arranged | None
+    unused: tuple[Card, ...] = ()
+
+
+def special_with_split(
+    cards: Sequence[Card], config: RuleConfig = DEFAULT_CONFIG
+) -> SpecialFound | None:
+    """The special of a dealt hand (13 cards, or 16 with spare cards), with its split.
+
+    With spare cards the 13 are the first, dropping the lowest cards first, that make the
+    special (jokers are always kept: a joker can stand for any card it replaces)."""
+    from .specials import SPLIT_SPECIALS, makes_special
+
+    found = detect_special(cards, config)
+    if found is None:
+        return None
+    kept: tuple[Card, ...] = tuple(cards)
+    unused: tuple[Card, ...] = ()
+    if len(cards) > 13:
+        naturals = sorted((c for c in cards if not c.is_joker), key=sort_key, reverse=True)
+        for drop in combinations(naturals, len(cards) - 13):
+            rest = tuple(c for c in cards if c not in drop)
+            if makes_special(rest, found):
+                kept, unused = rest, tuple(drop)
+                break
+    split = special_split(kept, found, config) if found in SPLIT_SPECIALS else None
+    return SpecialFound(found, kept, split, unused)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from .cards import Deck
 from .errors import ConfigError
 from .hands import Category
 
@@ -55,6 +56,9 @@ ROW_BONUS_DEFAULTS: dict[str, int] = {
     "middle.straight_flush": 8,
     "back.quads": 3,
     "back.straight_flush": 4,
+    # Only reachable with the variant decks (RULES.md §12.3).
+    "middle.five_of_a_kind": 10,
+    "back.five_of_a_kind": 5,
 }
 
 MAX_WATER = 10_000
@@ -65,11 +69,16 @@ CHOICES = {
     "deal_mode": ("sequential", "simultaneous"),
     "compare_mode": ("sequential", "simultaneous"),
 }
+# The variant decks (RULES.md §12): the values each setting may take.
+DECK_CHOICES: dict[str, tuple[int, ...]] = {
+    "extra_suits": (0, 1, 2),
+    "jokers": (0, 2),
+    "spare_cards": (0, 3),
+}
 # name -> (minimum, maximum) for the plain integer fields.
 INT_RANGES: dict[str, tuple[int, int]] = {
     "gun_water": (0, MAX_WATER),
     "home_run_water": (0, MAX_WATER),
-    "home_run_min_players": (2, 5),
     "base_score": (1, MAX_BASE_SCORE),
     "escape_penalty_multiplier": (0, MAX_WATER),
     "ready_seconds": (1, 3600),
@@ -118,6 +127,10 @@ class RuleConfig:
     deal_interval_ms: int = 120
     compare_mode: str = "sequential"
     reveal_interval_ms: int = 800
+    # Variant decks (RULES.md §12); 0 everywhere is the classic 52-card game.
+    extra_suits: int = 0
+    jokers: int = 0
+    spare_cards: int = 0
 
     def __post_init__(self) -> None:
         self.validate()
@@ -145,6 +158,30 @@ class RuleConfig:
         """Extra water for the winner of ``row`` holding ``category`` (RULES.md §7.1)."""
         return dict(self.row_bonus).get(f"{row}.{category.id}", 0)
 
+    # -- the deck (RULES.md §12) -----------------------------------------------------------
+    @property
+    def deck(self) -> Deck:
+        return Deck(self.extra_suits, self.jokers)
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player: 13, or 16 with three spare cards (§12.4)."""
+        return 13 + self.spare_cards
+
+    @property
+    def max_seats(self) -> int:
+        """Players the deck allows: ⌊cards ÷ cards per hand⌋, at most 4 + extra suits."""
+        return min(4 + self.extra_suits, self.deck.size // self.hand_size)
+
+    @property
+    def is_classic_deck(self) -> bool:
+        return self.extra_suits == 0 and self.jokers == 0 and self.spare_cards == 0
+
+    @property
+    def five_of_a_kind(self) -> bool:
+        """Whether a row can be five of a kind (§12.3)."""
+        return self.extra_suits > 0 or self.jokers > 0
+
     @property
     def penalty_multiplier(self) -> int:
         if self.escape_penalty_multiplier is not None:
@@ -171,6 +208,17 @@ class RuleConfig:
             if value is None and name == "escape_penalty_multiplier":
                 continue
             _check_int(name, value, lo, hi)
+        for name, allowed in DECK_CHOICES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or value not in allowed:
+                raise ConfigError(
+                    f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}"
+                )
+        if self.max_seats < 2:  # pragma: no cover - every allowed deck seats at least 3
+            raise ConfigError(f"a {self.deck.size}-card deck cannot deal two hands")
+        # From 2 up to the deck's seats (RULES.md §12.5); 5 stays allowed with fewer seats, as
+        # before the variant decks (a stored configuration may hold it; it never happens).
+        _check_int("home_run_min_players", self.home_run_min_players, 2, max(5, self.max_seats))
         ids = [s.id for s in self.specials]
         for sid in ids:
             if sid not in SPECIAL_BY_ID:

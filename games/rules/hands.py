@@ -13,6 +13,12 @@ paths agree to the bit:
 
 Straight strength is twice the top rank; ``A2345`` is 10 with ``a2345 = lowest`` (below 23456's
 12) and 27 with ``second`` (between 9TJQK's 26 and TJQKA's 28).
+
+Variant decks (RULES.md §12): five equal ranks are ``five_of_a_kind`` (above straight flush);
+a flush may hold equal cards and its digits are then its ranks high to low, repeats included
+(§12.3); a row holding jokers is evaluated as its strongest completion (§12.2), found by trying
+every rank for each joker in the suit of the other cards (suits matter only for a flush, so no
+other suit can do better), and ``RowHand.jokers`` says what each joker stands for.
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from itertools import combinations_with_replacement
 
-from .cards import Card
+from .cards import Card, Rank, Suit
 from .errors import FoulError, WrongCountError
 
 
@@ -38,6 +45,7 @@ class Category(IntEnum):
     FULL_HOUSE = 6
     QUADS = 7
     STRAIGHT_FLUSH = 8
+    FIVE_OF_A_KIND = 9  # only with the variant decks (RULES.md §12.3)
 
     @property
     def id(self) -> str:
@@ -62,6 +70,7 @@ CATEGORY_ZH = {
     Category.FULL_HOUSE: "葫芦",
     Category.QUADS: "铁支",
     Category.STRAIGHT_FLUSH: "同花顺",
+    Category.FIVE_OF_A_KIND: "五同",
 }
 
 B = 32
@@ -79,6 +88,8 @@ class RowHand:
     digits: tuple[int, ...]
     key: int
     cross: int
+    # (joker, the standard card it stands for), in the row's order; empty without jokers.
+    jokers: tuple[tuple[Card, Card], ...] = ()
 
     def compare(self, other: RowHand) -> int:
         """1, 0 or -1: same-size rows by key, a 3-card against a 5-card row by §3.3."""
@@ -96,12 +107,29 @@ def _pack(category: int, digits: Sequence[int], width: int) -> int:
     return value
 
 
+# Rank and suit of every card index (a copy is a diamond; a joker has rank 0).
+_RANK = [i // 4 + 2 for i in range(52)] + [(i - 52) % 13 + 2 for i in range(52, 78)] + [0, 0]
+_SUIT = [i % 4 for i in range(52)] + [3] * 26 + [-1, -2]
+
+
 def evaluate(cards: Sequence[Card], a2345: str = "lowest") -> RowHand:
-    """Evaluate a 3- or 5-card row."""
+    """Evaluate a 3- or 5-card row (jokers completed to the strongest row, RULES.md §12.2)."""
     n = len(cards)
     if n not in (3, 5):
         raise WrongCountError(f"a row has 3 or 5 cards, got {n}")
-    ranks = [int(c.rank) for c in cards]
+    ranks = [_RANK[c.index] for c in cards]
+    if 0 in ranks:
+        return _evaluate_wild(cards, [c for c in cards if c.is_joker], a2345)
+    return _evaluate(ranks, n == 5 and len({_SUIT[c.index] for c in cards}) == 1, a2345)
+
+
+def evaluate_ranks(ranks: Sequence[int], suits: Sequence[int], a2345: str = "lowest") -> RowHand:
+    """Evaluate a row given as ranks and suits (repeats allowed: copies, joker values)."""
+    return _evaluate(list(ranks), len(set(suits)) == 1, a2345)
+
+
+def _evaluate(ranks: list[int], flush: bool, a2345: str) -> RowHand:
+    n = len(ranks)
     counts = Counter(ranks)
     digits = sorted(ranks, key=lambda r: (counts[r], r), reverse=True)
     shape = sorted(counts.values(), reverse=True)
@@ -109,22 +137,26 @@ def evaluate(cards: Sequence[Card], a2345: str = "lowest") -> RowHand:
         cat = {3: Category.TRIPS, 2: Category.PAIR}.get(shape[0], Category.HIGH_CARD)
         key = _pack(cat, digits, 3)
         return RowHand(3, cat, tuple(digits), key, key)
-    flush = len({c.suit for c in cards}) == 1
     strength = 0
     if shape[0] == 1:
         if digits[0] - digits[4] == 4:
             strength = 2 * digits[0]
         elif digits[0] == 14 and digits[1] == 5:
             strength = WHEEL_STRENGTH[a2345]
-    if strength:
+    if shape[0] == 5:
+        cat = Category.FIVE_OF_A_KIND
+    elif strength:
         cat = Category.STRAIGHT_FLUSH if flush else Category.STRAIGHT
         digits = [strength]
     elif shape[0] == 4:
         cat = Category.QUADS
-    elif shape[0] == 3:
-        cat = Category.FULL_HOUSE if shape[1] == 2 else Category.TRIPS
+    elif shape[0] == 3 and shape[1] == 2:
+        cat = Category.FULL_HOUSE
     elif flush:
         cat = Category.FLUSH
+        digits = sorted(ranks, reverse=True)  # card by card, repeats included (§12.3)
+    elif shape[0] == 3:
+        cat = Category.TRIPS
     elif shape[0] == 2:
         cat = Category.TWO_PAIR if shape[1] == 2 else Category.PAIR
     else:
@@ -132,6 +164,31 @@ def evaluate(cards: Sequence[Card], a2345: str = "lowest") -> RowHand:
     front_like = cat in (Category.HIGH_CARD, Category.PAIR, Category.TRIPS)
     cross = _pack(cat, digits if front_like else (), 3)
     return RowHand(5, cat, tuple(digits), _pack(cat, digits, 5), cross)
+
+
+def _evaluate_wild(cards: Sequence[Card], jokers: Sequence[Card], a2345: str) -> RowHand:
+    """The strongest completion of a row holding jokers (RULES.md §12.2).
+
+    Every rank is tried for each joker (ranks high to low, so among equally strong values the
+    highest is reported); the jokers take the suit of the other cards when those share one
+    (the only way a suit can help: a flush), else spades.
+    """
+    naturals = [c for c in cards if not c.is_joker]
+    ranks = [int(c.rank) for c in naturals]
+    suits = [int(c.suit) for c in naturals]
+    suit = suits[0] if suits and len(set(suits)) == 1 else int(Suit.SPADES)
+    best: RowHand | None = None
+    best_values: tuple[int, ...] = ()
+    for values in combinations_with_replacement(range(14, 1, -1), len(jokers)):
+        hand = evaluate_ranks(ranks + list(values), suits + [suit] * len(values), a2345)
+        if best is None or hand.key > best.key:
+            best, best_values = hand, values
+    assert best is not None
+    stands = tuple(
+        (joker, Card(Rank(value), Suit(suit)))
+        for joker, value in zip(jokers, best_values, strict=True)
+    )
+    return RowHand(best.size, best.category, best.digits, best.key, best.cross, stands)
 
 
 def compare(a: Sequence[Card], b: Sequence[Card], a2345: str = "lowest") -> int:

@@ -12,7 +12,14 @@ from dataclasses import dataclass
 
 from .cards import Card, ensure_distinct
 from .config import RuleConfig
-from .errors import BadInputError, ConfigError, FoulError, NotSpecialError, WrongCountError
+from .errors import (
+    BadInputError,
+    ConfigError,
+    FoulError,
+    InvalidCardError,
+    NotSpecialError,
+    WrongCountError,
+)
 from .hands import ROWS, RowHand, check_foul, evaluate
 from .settlement import Settlement, settle
 from .specials import detect_special, makes_special
@@ -46,6 +53,7 @@ class Seat:
     hand: Arranged | Declared
     balance: int | None = None  # None: enough to pay anything
     escaped: bool = False
+    unused: tuple[Card, ...] = ()  # the spare cards set aside (RULES.md §12.4), if given
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +90,21 @@ def verify_seats(seats: Sequence[Seat], config: RuleConfig) -> tuple[str | None,
     A declared special must be enabled and made by the cards; when the cards make a
     higher-ranked enabled special too, that one counts (RULES.md §5).
     """
-    if not 2 <= len(seats) <= 4:
-        raise WrongCountError(f"a round has 2 to 4 players, got {len(seats)}")
+    if not 2 <= len(seats) <= config.max_seats:
+        raise WrongCountError(
+            f"a round has 2 to {config.max_seats} players with this deck, got {len(seats)}"
+        )
     ids = [s.id for s in seats]
     if len(set(ids)) != len(ids):
         raise BadInputError("player ids must be distinct")
-    ensure_distinct(c for s in seats for c in s.hand.cards)
+    deck = config.deck
+    for seat in seats:
+        if seat.unused and len(seat.unused) != config.spare_cards:
+            raise WrongCountError(f"player {seat.id}: {config.spare_cards} unused cards, no other")
+        for card in seat.hand.cards + seat.unused:
+            if card.index >= 52 and card not in deck:
+                raise InvalidCardError(f"card {card} is not in this deck ({deck.describe()})")
+    ensure_distinct(c for s in seats for c in s.hand.cards + s.unused)
     specials: list[str | None] = []
     for seat in seats:
         hand = seat.hand

@@ -43,27 +43,54 @@ def share(available: int, debts: Sequence[int]) -> list[int]:
     """Split ``available`` among creditors in proportion to ``debts`` (RULES.md §7.4).
 
     Creditors are taken from the largest debt down (equal debts in seat order); each gets
-    ``floor(Y * X_i / sum X)`` and the last one gets what is left, so nothing is lost to rounding.
-    As written in RULES.md, the last share can exceed that creditor's debt by a few coins;
-    clearing then keeps the smaller amount (step 3), so the loser keeps those coins.
+    ``floor(Y * X_i / sum X)`` and the last one gets what is left, but never more than its debt:
+    the excess goes back one coin each in turn, from the largest debt down, never past a debt
+    (amended §7.4, §11 example 4). So the shares add up to ``available`` whenever it is at most
+    the total owed, and no creditor ever gets more than it is owed.
     """
     out = [0] * len(debts)
     total = sum(debts)
     order = sorted((i for i, x in enumerate(debts) if x > 0), key=lambda i: (-debts[i], i))
     if not order or available <= 0:
         return out
+    available = min(available, total)
     given = 0
     for i in order[:-1]:
         out[i] = available * debts[i] // total
         given += out[i]
-    out[order[-1]] = available - given
+    last = order[-1]
+    out[last] = available - given
+    if out[last] > debts[last]:
+        excess = out[last] - debts[last]
+        out[last] = debts[last]
+        _round_robin(out, debts, order, excess)
     return out
+
+
+def _round_robin(paid: list[int], debts: Sequence[int], order: Sequence[int], coins: int) -> int:
+    """Give ``coins`` one at a time to ``order`` in turn, again and again, never past a debt.
+
+    Done in whole turns at once (each turn gives every creditor still owed one coin), so it
+    costs a few steps whatever the amount. Returns the coins left when every debt is paid.
+    """
+    active = [i for i in order if paid[i] < debts[i]]
+    while coins > 0 and active:
+        turns = min(coins // len(active), min(debts[i] - paid[i] for i in active))
+        if turns == 0:
+            for i in active[:coins]:
+                paid[i] += 1
+            return 0
+        for i in active:
+            paid[i] += turns
+        coins -= turns * len(active)
+        active = [i for i in active if paid[i] < debts[i]]
+    return coins
 
 
 def clear(
     owed: Sequence[Sequence[int]], balances: Sequence[int | None]
 ) -> tuple[list[list[int]], int]:
-    """Proportional clearing (RULES.md §7.4 steps 1–3). ``owed[i][j]``: coins i owes j.
+    """Proportional clearing (RULES.md §7.4 steps 1–4). ``owed[i][j]``: coins i owes j.
 
     ``None`` balance means "enough to pay anything". Returns the payments and the step count.
     """
@@ -85,8 +112,32 @@ def clear(
                 computed = share(available, owed[i])
             new[i] = [min(p, c) for p, c in zip(pay[i], computed, strict=True)]
         if new == pay:
+            _pay_leftovers(owed, balances, pay)
             return pay, steps
         pay = new
+
+
+def _pay_leftovers(
+    owed: Sequence[Sequence[int]], balances: Sequence[int | None], pay: list[list[int]]
+) -> None:
+    """Step 4: a cut player still holding coins pays them to its creditors not yet paid in
+    full, round robin, largest unpaid amount first (equal amounts in seat order); repeated
+    over all players, in seat order, until nothing changes. A cut player ends with 0 coins."""
+    n = len(owed)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            bal = balances[i]
+            if bal is None or sum(pay[i]) >= sum(owed[i]):
+                continue
+            left = bal + sum(pay[k][i] for k in range(n)) - sum(pay[i])
+            if left <= 0:
+                continue
+            unpaid = [owed[i][j] - pay[i][j] for j in range(n)]
+            order = sorted((j for j in range(n) if unpaid[j] > 0), key=lambda j: (-unpaid[j], j))
+            rest = _round_robin(pay[i], owed[i], order, left)
+            changed = changed or rest != left
 
 
 def settle(

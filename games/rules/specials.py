@@ -17,6 +17,7 @@ from itertools import product
 
 from .cards import Card
 from .config import RuleConfig
+from .wild import wild_detect, wild_makes, wild_qualifying
 
 # Part decompositions of a rank count (how many cards of one rank can be used).
 _DECOMPOSITIONS: dict[int, tuple[tuple[int, ...], ...]] = {
@@ -25,6 +26,17 @@ _DECOMPOSITIONS: dict[int, tuple[tuple[int, ...], ...]] = {
     3: ((3,), (2, 1), (1, 1, 1)),
     4: ((4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1)),
 }
+
+
+def _parts(n: int, largest: int = 4) -> tuple[tuple[int, ...], ...]:
+    """Partitions of ``n`` into parts of at most 4 (a rank held 5+ times: copies, jokers)."""
+    if n == 0:
+        return ((),)
+    return tuple((p, *rest) for p in range(min(n, largest), 0, -1) for rest in _parts(n - p, p))
+
+
+for _n in range(5, 9):
+    _DECOMPOSITIONS[_n] = _parts(_n)
 
 
 @lru_cache(maxsize=4096)
@@ -174,18 +186,30 @@ SPLIT_SPECIALS = frozenset(
 )
 
 
+def _classic(cards: Sequence[Card]) -> bool:
+    """13 standard cards: the classic predicates apply (else :mod:`.wild`, RULES.md §12)."""
+    return len(cards) == 13 and all(c.index < 52 for c in cards)
+
+
 def qualifying_specials(cards: Sequence[Card]) -> frozenset[str]:
-    """Every special hand (enabled or not) that these 13 cards make."""
+    """Every special hand (enabled or not) that these cards make: 13 cards, or 16 with spare
+    cards (some 13 make it); jokers take whatever values make it (RULES.md §12.2, §12.4)."""
+    if not _classic(cards):
+        return wild_qualifying(cards)
     shape = HandShape.of(cards)
     return frozenset(sid for sid, test in PREDICATES.items() if test(shape))
 
 
 def makes_special(cards: Sequence[Card], special_id: str) -> bool:
+    if not _classic(cards):
+        return wild_makes(cards, special_id)
     return PREDICATES[special_id](HandShape.of(cards))
 
 
 def detect_special(cards: Sequence[Card], config: RuleConfig) -> str | None:
-    """The highest-ranked enabled special these 13 cards make, or None (RULES.md §5)."""
+    """The highest-ranked enabled special these cards make, or None (RULES.md §5, §12)."""
+    if not _classic(cards):
+        return wild_detect(cards, _enabled_ids(config))
     shape = HandShape.of(cards)
     for special_id in _enabled_ids(config):
         if PREDICATES[special_id](shape):

@@ -17,8 +17,17 @@ from pathlib import Path
 
 import numpy as np
 
+from .config import RuleConfig
 from .hands import ROWS
-from .vectorized import IntArray, eval3, eval5, sort_desc
+from .vectorized import (
+    IntArray,
+    all_combinations,
+    eval3,
+    eval5,
+    eval_cards3,
+    eval_cards5,
+    sort_desc,
+)
 
 DATA = Path(__file__).with_name("data") / "row_tables.npz"
 MODES = ("lowest", "second")
@@ -58,9 +67,26 @@ class Tables:
     deals: int
 
 
-@lru_cache(maxsize=1)
-def load() -> Tables:
-    with np.load(DATA) as z:
+def deck_name(config: RuleConfig) -> str:
+    """The name of a configuration's deck for its row tables: ``classic``, or e.g. ``e1j0s3``
+    (extra suits, jokers, spare cards; RULES.md §12)."""
+    if config.is_classic_deck:
+        return "classic"
+    return f"e{config.extra_suits}j{config.jokers}s{config.spare_cards}"
+
+
+def data_path(name: str) -> Path:
+    return DATA if name == "classic" else DATA.with_name(f"row_tables_{name}.npz")
+
+
+@lru_cache(maxsize=8)
+def load(name: str = "classic") -> Tables:
+    """The row tables of a deck (``deck_name``). A deck without its own file uses the classic
+    tables (every preset deck has its own: ``python -m games.rules.tables --all``)."""
+    path = data_path(name)
+    if not path.exists():
+        path = DATA
+    with np.load(path) as z:
         rows = {
             (m, r): KeyDistribution(z[f"{m}_{r}_keys"], z[f"{m}_{r}_counts"])
             for m in MODES
@@ -92,15 +118,37 @@ def _all_hands() -> tuple[dict[str, KeyDistribution], KeyDistribution]:
     return all5, KeyDistribution.of(eval3(ranks[combos3]))
 
 
-def build(deals: int = 10_000, iterations: int = 2, seed: int = 20261129) -> dict[str, np.ndarray]:
-    """Rebuild the tables: start from the row-strength-sum policy, then iterate the model.
+def _deck_hands(config: RuleConfig) -> tuple[dict[str, KeyDistribution], KeyDistribution]:
+    """Every 5-card and 3-card hand of a variant deck (for the row-strength baseline)."""
+    deck = np.array([c.index for c in config.deck.cards], dtype=np.int64)
+    combos5 = all_combinations(len(deck), 5)
+    all5 = {}
+    for mode in MODES:
+        keys = np.concatenate(
+            [eval_cards5(deck[chunk], mode)[0] for chunk in np.array_split(combos5, 32)]
+        )
+        all5[mode] = KeyDistribution.of(keys)
+    return all5, KeyDistribution.of(eval_cards3(deck[all_combinations(len(deck), 3)]))
+
+
+def build(
+    deals: int = 10_000,
+    iterations: int = 2,
+    seed: int = 20261129,
+    config: RuleConfig | None = None,
+) -> dict[str, np.ndarray]:
+    """Rebuild the tables of ``config``'s deck (default: the classic deck): start from the
+    row-strength-sum policy, then iterate the model.
 
     Each iteration deals ``deals`` random 4-player deals, arranges every hand with the current
     policy, and records the rows played; the next policy is the expected-water model on them.
     """
     from . import arrange
 
-    all5, all3 = _all_hands()
+    cfg = config or RuleConfig()
+    deck = np.array([c.index for c in cfg.deck.cards], dtype=np.int64)
+    size = cfg.hand_size
+    all5, all3 = _all_hands() if cfg.deck.is_classic else _deck_hands(cfg)
     out: dict[str, np.ndarray] = {}
     for m in MODES:
         out[f"all5_{m}_keys"], out[f"all5_{m}_counts"] = all5[m].keys, all5[m].counts
@@ -109,14 +157,15 @@ def build(deals: int = 10_000, iterations: int = 2, seed: int = 20261129) -> dic
     gun_rate = 0.0
     for it in range(iterations + 1):
         rng = np.random.default_rng(seed + it)
-        policy = arrange.Policy("strength_sum") if tables is None else arrange.Policy("best")
+        name = "strength_sum" if tables is None else "best"
+        policy = arrange.Policy(name, cfg)
         played: list[list[int]] = []
         guns = pairs = 0
         for _ in range(deals):
-            deck = rng.permutation(52)
+            dealt = deck[rng.permutation(len(deck))]
             rows_keys = []
             for p in range(4):
-                cards = [int(x) for x in deck[13 * p : 13 * p + 13]]
+                cards = [int(x) for x in dealt[size * p : size * p + size]]
                 idx = policy.choose(cards, tables=tables or _bootstrap(out))
                 played.append(idx)
                 rows_keys.append(idx)
@@ -126,14 +175,12 @@ def build(deals: int = 10_000, iterations: int = 2, seed: int = 20261129) -> dic
                     guns += _gun(rows_keys[a], rows_keys[b]) != 0
         gun_rate = guns / pairs
         arr = np.array(played, dtype=np.int64)
-        ranks, suits = arr // 4 + 2, arr % 4
-        r3, _ = sort_desc(ranks[:, :3], suits[:, :3])
-        rm, sm = sort_desc(ranks[:, 3:8], suits[:, 3:8])
-        rb, sb = sort_desc(ranks[:, 8:], suits[:, 8:])
         for m in MODES:
-            out[f"{m}_front_keys"], out[f"{m}_front_counts"] = _dist(eval3(r3))
-            out[f"{m}_middle_keys"], out[f"{m}_middle_counts"] = _dist(eval5(rm, sm, m)[0])
-            out[f"{m}_back_keys"], out[f"{m}_back_counts"] = _dist(eval5(rb, sb, m)[0])
+            out[f"{m}_front_keys"], out[f"{m}_front_counts"] = _dist(eval_cards3(arr[:, :3]))
+            out[f"{m}_middle_keys"], out[f"{m}_middle_counts"] = _dist(
+                eval_cards5(arr[:, 3:8], m)[0]
+            )
+            out[f"{m}_back_keys"], out[f"{m}_back_counts"] = _dist(eval_cards5(arr[:, 8:], m)[0])
         out["gun_rate"] = np.array(gun_rate)
         out["deals"] = np.array(deals)
         tables = _from_arrays(out)
@@ -143,11 +190,11 @@ def build(deals: int = 10_000, iterations: int = 2, seed: int = 20261129) -> dic
 
 def _gun(a: list[int], b: list[int]) -> int:
     """+1 if a guns b (all three rows, run-over counted), -1 if b guns a, else 0."""
-    from .cards import DECK
+    from .cards import ALL_CARDS
     from .hands import evaluate
 
     res = [
-        evaluate([DECK[i] for i in a[s]]).compare(evaluate([DECK[i] for i in b[s]]))
+        evaluate([ALL_CARDS[i] for i in a[s]]).compare(evaluate([ALL_CARDS[i] for i in b[s]]))
         for s in (slice(0, 3), slice(3, 8), slice(8, 13))
     ]
     if min(res) >= 0 and max(res) == 1:
@@ -178,12 +225,36 @@ def _from_arrays(arrays: dict[str, np.ndarray]) -> Tables:
     return Tables(rows, base.all5, base.all3, float(arrays["gun_rate"]), int(arrays["deals"]))
 
 
+# The decks of the presets (RULES.md §12.6) that have their own tables, with the deals each
+# is built from (16-card hands are slower to arrange, so fewer).
+DECKS: dict[str, tuple[dict[str, int], int]] = {
+    "classic": ({}, 10_000),
+    "e1j0s0": ({"extra_suits": 1}, 3_000),
+    "e0j2s0": ({"jokers": 2}, 3_000),
+    "e1j0s3": ({"extra_suits": 1, "spare_cards": 3}, 1_000),
+}
+
+
+def rebuild(name: str, deals: int | None = None) -> Path:
+    overrides, default_deals = DECKS[name]
+    arrays = build(deals=deals or default_deals, config=RuleConfig.from_dict(overrides))
+    path = data_path(name)
+    path.parent.mkdir(exist_ok=True)
+    np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
+    print(f"wrote {path}", file=sys.stderr)
+    return path
+
+
 def main() -> None:
-    deals = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
-    arrays = build(deals=deals)
-    DATA.parent.mkdir(exist_ok=True)
-    np.savez_compressed(DATA, **arrays)  # type: ignore[arg-type]
-    print(f"wrote {DATA}", file=sys.stderr)
+    """``python -m games.rules.tables [DECK|--all] [DEALS]``: DECK is one of ``DECKS``
+    (default ``classic``); ``--all`` rebuilds every deck."""
+    args = sys.argv[1:]
+    names = list(DECKS) if args[:1] == ["--all"] else [args[0]] if args else ["classic"]
+    if args and args[0].isdigit():  # the old form: python -m games.rules.tables DEALS
+        names, args = ["classic"], ["classic", *args]
+    deals = int(args[1]) if len(args) > 1 else None
+    for name in names:
+        rebuild(name, deals)
 
 
 if __name__ == "__main__":

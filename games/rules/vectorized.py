@@ -4,11 +4,18 @@ The keys computed here are bit-for-bit those of :mod:`games.rules.hands` (a test
 so a hand can be scored by the scalar path and arranged by this one. Nothing here evaluates
 a hand inside the split loop: a 13-card hand has only 1,287 five-card and 286 three-card
 subsets, each evaluated once; a split is three indices into those.
+
+Variant decks (RULES.md §12): :func:`eval_cards5` / :func:`eval_cards3` take card *indices*
+(copies and jokers included). A row with jokers is looked up in completion tables built once:
+for each multiset of the other cards' ranks (and whether they share a suit) and each number of
+jokers, the strongest key over every rank the jokers can take — the same search as the scalar
+:func:`hands.evaluate`, done for all rows at once.
 """
 
 from __future__ import annotations
 
-from itertools import combinations
+from functools import lru_cache
+from itertools import combinations, combinations_with_replacement
 from typing import Any
 
 import numpy as np
@@ -76,6 +83,7 @@ for _shape, _cat in (
     (3 * 8 + 1, 3),
     (2 * 8 + 2, 2),
     (2 * 8 + 1, 1),
+    (5 * 8 + 0, 9),  # five of a kind (RULES.md §12.3)
 ):
     _CAT_BY_SHAPE5[_shape] = _cat
 
@@ -98,6 +106,11 @@ def eval5(ranks: IntArray, suits: IntArray, a2345: str = "lowest") -> tuple[IntA
     cat = _CAT_BY_SHAPE5[shape]
     cat = np.where(flush & (cat < 5), 5, cat)
     cat = np.where(is_str, np.where(flush, 8, 4), cat)
+    # A flush is read card by card, repeated ranks included (§12.3); with distinct ranks (every
+    # 52-card flush) that is the same order.
+    repeated = (cat == 5) & ~distinct
+    if repeated.any():  # never with the 52-card deck
+        d = np.where(repeated[:, None], ranks, d)
     head3 = d[:, 0] * B2 + d[:, 1] * B + d[:, 2]
     packed = head3 * B2 + d[:, 3] * B + d[:, 4]
     key = cat * B5 + np.where(is_str, strength * B4, packed)
@@ -127,3 +140,114 @@ def category5(keys: IntArray) -> IntArray:
 
 def category3(keys: IntArray) -> IntArray:
     return keys // B3
+
+
+# -- card indices, copies and jokers (RULES.md §12) ------------------------------------------
+
+JOKER_MIN = 78  # indices 78 (RJ) and 79 (BJ)
+_IDX = np.arange(80, dtype=np.int64)
+# Rank and suit of every card index; a copy is a diamond; jokers get rank 0 and suit -1.
+CARD_RANK: IntArray = np.where(
+    _IDX < 52, _IDX // 4 + 2, np.where(_IDX < 78, (_IDX - 52) % 13 + 2, 0)
+)
+CARD_SUIT: IntArray = np.where(_IDX < 52, _IDX % 4, np.where(_IDX < 78, 3, -1))
+_POW13 = 13 ** np.arange(4, -1, -1, dtype=np.int64)
+
+
+def _multisets(width: int) -> IntArray:
+    """Every multiset of ``width`` ranks, each row high to low."""
+    return np.array(list(combinations_with_replacement(range(14, 1, -1), width)), dtype=np.int64)
+
+
+@lru_cache(maxsize=4)
+def _wild_tables(a2345: str) -> dict[tuple[int, int, int], tuple[IntArray, IntArray]]:
+    """(row size, jokers, suited) -> (key, cross) indexed by the other cards' rank code.
+
+    The rank code of the other ``size - jokers`` cards (high to low) is base 13 over their
+    ranks minus 2. ``suited``: the other cards share a suit, so the jokers can take it.
+    """
+    out: dict[tuple[int, int, int], tuple[IntArray, IntArray]] = {}
+    for size in (3, 5):
+        for jokers in (1, 2):
+            nat = _multisets(size - jokers)
+            fills = _multisets(jokers)
+            rows = np.concatenate(
+                (np.repeat(nat, len(fills), axis=0), np.tile(fills, (len(nat), 1))), axis=1
+            )
+            rows = -np.sort(-rows, axis=1)
+            code = (nat - 2) @ _POW13[5 - (size - jokers) :]
+            for suited in (0, 1):
+                if size == 3:
+                    key = eval3(rows)
+                    cross = key
+                else:
+                    suits = (
+                        np.zeros_like(rows) if suited else np.tile([0, 1, 0, 0, 0], (len(rows), 1))
+                    )
+                    key, cross = eval5(rows, suits, a2345)
+                best = key.reshape(len(nat), len(fills)).argmax(axis=1)
+                pick = np.arange(len(nat)) * len(fills) + best
+                tk = np.zeros(13 ** (size - jokers), dtype=np.int64)
+                tx = np.zeros(13 ** (size - jokers), dtype=np.int64)
+                tk[code], tx[code] = key[pick], cross[pick]
+                out[(size, jokers, suited)] = (tk, tx)
+    return out
+
+
+def _eval_cards(idx: IntArray, a2345: str) -> tuple[IntArray, IntArray]:
+    """(key, cross) of rows of card indices of any deck (RULES.md §12)."""
+    idx = np.asarray(idx, dtype=np.int64)
+    size = idx.shape[1]
+    joker = idx >= JOKER_MIN
+    n_jokers = joker.sum(axis=1)
+    # Jokers sort last (rank 0), the other cards high to low.
+    ranks = CARD_RANK[idx]
+    order = np.argsort(-ranks, axis=1, kind="stable")
+    ranks = np.take_along_axis(ranks, order, axis=1)
+    suits = np.take_along_axis(CARD_SUIT[idx], order, axis=1)
+    key = np.zeros(len(idx), dtype=np.int64)
+    cross = np.zeros(len(idx), dtype=np.int64)
+    plain = n_jokers == 0
+    if plain.any():
+        if size == 5:
+            key[plain], cross[plain] = eval5(ranks[plain], suits[plain], a2345)
+        else:
+            key[plain] = cross[plain] = eval3(ranks[plain])
+    if not plain.all():
+        tables = _wild_tables(a2345)
+        for j in (1, 2):
+            sel = n_jokers == j
+            if not sel.any():
+                continue
+            nat = size - j
+            r, su = ranks[sel, :nat], suits[sel, :nat]
+            code = (r - 2) @ _POW13[5 - nat :]
+            suited = (su == su[:, :1]).all(axis=1)
+            tk1, tx1 = tables[(size, j, 1)]
+            tk0, tx0 = tables[(size, j, 0)]
+            key[sel] = np.where(suited, tk1[code], tk0[code])
+            cross[sel] = np.where(suited, tx1[code], tx0[code])
+    return key, cross
+
+
+def eval_cards5(idx: IntArray, a2345: str = "lowest") -> tuple[IntArray, IntArray]:
+    """(key, cross key) of many 5-card rows given as card indices (copies, jokers allowed)."""
+    return _eval_cards(idx, a2345)
+
+
+def eval_cards3(idx: IntArray) -> IntArray:
+    """Keys of many 3-card rows given as card indices (copies, jokers allowed)."""
+    return _eval_cards(idx, "lowest")[0]
+
+
+def all_combinations(n: int, k: int) -> IntArray:
+    """Every k-subset of range(n) in lexicographic order, built with array operations."""
+    out = np.arange(n, dtype=np.int64)[:, None]
+    for _ in range(k - 1):
+        last = out[:, -1]
+        counts = n - 1 - last
+        rep = np.repeat(out, counts, axis=0)
+        starts = np.cumsum(counts) - counts
+        offs = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts)
+        out = np.column_stack((rep, np.repeat(last + 1, counts) + offs))
+    return out

@@ -38,7 +38,11 @@ def test_defaults_are_rules_md_defaults():
         "middle.straight_flush": 8,
         "back.quads": 3,
         "back.straight_flush": 4,
+        # RULES.md §12.3: reachable only with the variant decks.
+        "middle.five_of_a_kind": 10,
+        "back.five_of_a_kind": 5,
     }
+    assert (cfg.extra_suits, cfg.jokers, cfg.spare_cards) == (0, 0, 0)
     assert (cfg.run_over_counts_as_gun, cfg.gun_mode, cfg.gun_water) == (True, "fixed", 3)
     assert (cfg.home_run_water, cfg.home_run_min_players, cfg.base_score) == (12, 3, 100)
     assert (cfg.penalty_multiplier, cfg.escape_covers_losses) == (5, False)

@@ -1,10 +1,12 @@
 """RULES.md §7.4 (water to coins, cannot cover) and §7.5 (escape)."""
 
+import random
+
 import pytest
 
 from games.rules.config import RuleConfig
 from games.rules.scoring import Seat, score_round
-from games.rules.settlement import Cut, Transfer, clear, settle, share
+from games.rules.settlement import Cut, Transfer, _pay_leftovers, clear, settle, share
 
 from .helpers import arr
 
@@ -22,10 +24,59 @@ def test_7_4_share_example_from_s0_gives_555_277_168():
 
 
 def test_7_4_share_takes_largest_debt_first_and_the_last_gets_the_remainder():
-    assert share(100, [0, 1, 1, 1]) == [0, 33, 33, 34]  # equal debts: seat order
+    # Amended RULES.md §7.4: a share is never more than the debt (this once gave 0/33/33/34
+    # when called with more than is owed; clearing only calls it with less).
+    assert share(100, [0, 1, 1, 1]) == [0, 1, 1, 1]
+    assert share(100, [0, 40, 40, 40]) == [0, 33, 33, 34]  # equal debts: seat order
     assert share(10, [0, 3, 7]) == [0, 3, 7]
     assert share(7, [0, 5, 5]) == [0, 3, 4]
-    assert sum(share(999_999, [0, 12_300, 4_500, 800])) == 999_999
+    # Amended §7.4: never more than owed, so more than the debts pays exactly the debts.
+    assert sum(share(999_999, [0, 12_300, 4_500, 800])) == 17_600
+    assert sum(share(9_999, [0, 12_300, 4_500, 800])) == 9_999
+
+
+def test_11_4_the_last_share_is_capped_and_the_excess_goes_to_the_first():
+    assert share(299, [0, 100, 100, 100]) == [0, 100, 99, 100]
+    m = antisym({(1, 0): 100, (2, 0): 100, (3, 0): 100}, 4)
+    s = settle(m, [299, None, None, None], [False] * 4, penalty=0, escape_covers_losses=False)
+    assert s.deltas == (-299, 100, 99, 100)
+
+
+def test_7_4_no_share_exceeds_its_debt():
+    for available in range(0, 400, 7):
+        for debts in ([0, 100, 100, 100], [0, 1, 2, 300], [0, 5, 5], [0, 97, 3, 3]):
+            got = share(available, debts)
+            assert all(g <= d for g, d in zip(got, debts, strict=True))
+            assert sum(got) == min(available, sum(debts))
+
+
+def test_7_4_step_4_a_cut_player_ends_with_nothing_and_no_creditor_gets_more_than_owed():
+    rng = random.Random(74)
+    for _ in range(3000):
+        n = rng.choice([2, 3, 4, 5, 6])
+        m = [[0] * n for _ in range(n)]
+        for i in range(n):
+            for j in range(i + 1, n):
+                w = rng.randint(-9, 9) * rng.choice([1, 7, 100])
+                m[i][j], m[j][i] = w, -w
+        balances = [rng.randint(0, 1500) for _ in range(n)]
+        s = settle(m, balances, [False] * n, penalty=0, escape_covers_losses=False)
+        assert sum(s.deltas) == 0
+        cut = {c.src for c in s.cuts}
+        for i in range(n):
+            assert balances[i] + s.deltas[i] >= 0
+            if i in cut:
+                assert balances[i] + s.deltas[i] == 0
+        paid = {(t.src, t.dst): t.coins for t in s.transfers}
+        assert all(paid.get((i, j), 0) <= max(0, -m[i][j]) for i in range(n) for j in range(n))
+
+
+def test_7_4_step_4_leftovers_go_round_robin_largest_unpaid_first():
+    pay = [[0, 3, 1, 0], [0] * 4, [0] * 4, [0] * 4]
+    owed = [[0, 5, 5, 2], [0] * 4, [0] * 4, [0] * 4]
+    _pay_leftovers(owed, [7, None, None, None], pay)
+    # A holds 7 - 4 = 3 coins; unpaid C 4, B 2, D 2: C, B, D one coin each.
+    assert pay[0] == [0, 4, 2, 1]
 
 
 def test_11_2_cannot_cover_example():
