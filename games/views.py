@@ -32,6 +32,7 @@ CATEGORY_EN = {
     "full_house": "Full house",
     "quads": "Quads",
     "straight_flush": "Straight flush",
+    "five_of_a_kind": "Five of a kind",
 }
 
 
