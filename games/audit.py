@@ -44,9 +44,10 @@ from games.selectors import (
     rounds_hidden_until_settled,
 )
 from games.table.deck import deal_hands, deal_order, verify_commitment
-from games.table.events import ALL, NOBODY, Event
+from games.table.events import Event
 from games.table.state import parse_arranged
 from games.table.views import events_for
+from games.table_services import table_event
 
 Json = dict[str, Any]
 
@@ -341,19 +342,12 @@ def round_events(*, round_: Round) -> QuerySet[TableEvent]:
     return events.order_by("version")
 
 
-def _event(row: TableEvent) -> Event:
-    if row.recipient is None and row.audience is None:
-        return Event(version=row.version, type=row.type, payload=row.payload, audience=ALL)
-    audience = row.recipient or NOBODY
-    return Event(version=row.version, type=row.type, payload=row.payload, audience=audience)
-
-
 def round_replay(*, round_: Round, player: str | None, everything: bool = False) -> list[Event]:
     """The round's events as ``player`` saw them (``everything``: staff, every player's private
     events too, for a settled round only). Raises :class:`RoundInPlay` for a round in play."""
     if round_in_play(round_):
         raise RoundInPlay(round_.pk)
-    events = [_event(row) for row in round_events(round_=round_)]
+    events = [table_event(row) for row in round_events(round_=round_)]
     if everything and round_.settled_at is not None:
         return events
     return events_for(events, player)

@@ -394,7 +394,7 @@ def table_ready(*, user: User, room: Room) -> Transition:
     """
     table = _locked(room=room)
     position = _position(state=TableState.from_dict(table.state), user=user)
-    minimum = Room.objects.filter(pk=room.pk).values_list("entry_minimum", flat=True).get()
+    minimum = room.entry_minimum  # fixed when the room opened
     balance = _wallets([user.pk], lock=True)[user.pk].balance
     if balance < minimum:
         raise TableError(

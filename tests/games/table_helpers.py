@@ -14,6 +14,8 @@ from accounts.models import Account, AccountKind, Transaction, TransactionKind, 
 from accounts.services import user_signup
 from games import table_services
 from games.models import RuleConfiguration
+from games.rules.arrange import best_arrangement
+from games.rules.cards import format_cards
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.table.state import TableState
 from lobby.models import Room
@@ -56,6 +58,21 @@ def make_player(name: str) -> User:
 
 def state_of(room: Room) -> TableState:
     return TableState.from_dict(table_services.table_for_room(room=room).state)
+
+
+def submit_best(room: Room, user: User) -> None:
+    """Submit the engine's best arrangement of the player's hand."""
+    state = state_of(room)
+    seat = state.seat_of(str(user.pk))
+    assert seat is not None and seat.hand is not None
+    best = best_arrangement(seat.hand, state.config)
+    table_services.table_submit(
+        user=user,
+        room=room,
+        front=format_cards(best.front),
+        middle=format_cards(best.middle),
+        back=format_cards(best.back),
+    )
 
 
 def table_id(room: Room) -> int:

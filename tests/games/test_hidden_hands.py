@@ -34,6 +34,7 @@ from games.selectors import (
     rounds_hidden_until_settled,
 )
 from lobby.models import Room
+from tests.games.test_audit import logged_in
 from tests.games.test_table_services import (  # noqa: F401  (fixtures)
     World,
     players,
@@ -82,12 +83,6 @@ def body(response: Any) -> str:
         else:
             response.text_ = response.content.decode()
     return str(response.text_)
-
-
-def logged_in(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from games.table.errors import TableError
 from games.table.state import Phase, TableState
 from lobby.models import Room, Seat
 from lobby.services import room_create, room_join, room_leave
+from tests.games.table_helpers import submit_best
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -116,20 +117,6 @@ def to_arranging(world: World, room: Room, players: tuple[User, User]) -> TableS
     state = state_of(room)
     assert state.phase is Phase.ARRANGING
     return state
-
-
-def submit_best(room: Room, user: User) -> None:
-    state = state_of(room)
-    seat = state.seat_of(str(user.pk))
-    assert seat is not None and seat.hand is not None
-    best = best_arrangement(seat.hand, state.config)
-    table_services.table_submit(
-        user=user,
-        room=room,
-        front=format_cards(best.front),
-        middle=format_cards(best.middle),
-        back=format_cards(best.back),
-    )
 
 
 def settle(world: World, room: Room) -> TableState:

@@ -28,8 +28,6 @@ from accounts.groups import RULES_ADMIN, SUPPORT
 from accounts.models import User
 from games import table_services, tasks
 from games.models import Round, RoundPlayer
-from games.rules.arrange import best_arrangement
-from games.rules.cards import format_cards
 from games.table.state import Phase
 from lobby.models import Room
 from tests.games.table_helpers import (
@@ -38,6 +36,7 @@ from tests.games.table_helpers import (
     open_table,
     press_ready,
     state_of,
+    submit_best,
     table_id,
 )
 from tests.live_server import LivePlatform, session_cookie_for
@@ -121,20 +120,6 @@ def to_arranging(room: Room, players: list[User]) -> None:
         return state_of(room).phase is Phase.ARRANGING
 
     wait_until("the arranging phase", arranging)
-
-
-def submit_best(room: Room, user: User) -> None:
-    state = state_of(room)
-    seat = state.seat_of(str(user.pk))
-    assert seat is not None and seat.hand is not None
-    best = best_arrangement(seat.hand, state.config)
-    table_services.table_submit(
-        user=user,
-        room=room,
-        front=format_cards(best.front),
-        middle=format_cards(best.middle),
-        back=format_cards(best.back),
-    )
 
 
 def settle(room: Room, round_: Round) -> None:
