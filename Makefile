@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 TEST_DATABASE_URL := postgres://postgres@127.0.0.1:5432/shisanshui
 TEST_REDIS_URL := redis://127.0.0.1:6379/0
 
-.PHONY: venv run test lint fmt bench
+.PHONY: venv run test lint fmt bench run-cluster
 
 venv: $(STAMP)
 
@@ -30,6 +30,7 @@ run: venv
 test: venv
 	scripts/ensure-services
 	scripts/ensure-chromium
+	scripts/ensure-haproxy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules games/table
@@ -48,3 +49,9 @@ fmt: venv
 
 bench: venv
 	$(BIN)/python -m benchmarks.engine
+
+# `make run`'s platform as a cluster: HAProxy on HOST:PORT in front of WEB_PROCESSES (2)
+# daphne processes, WORKER_PROCESSES (2) Celery workers and one beat (docs/run-and-deploy.md).
+run-cluster: venv
+	scripts/ensure-haproxy
+	exec $(BIN)/python scripts/run.py --cluster

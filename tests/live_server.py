@@ -13,11 +13,17 @@ process is killed when the platform stops. Every wait has a deadline.
 
 The Redis is private so that restarting it never touches the system Redis other tests use, and
 so that no other run's tasks or channel groups can reach these processes.
+
+``LiveCluster`` is the same platform with several daphne processes behind HAProxy, configured
+from deploy/haproxy.cfg.template exactly as `make run-cluster` does (scripts/run.py renders it):
+round robin, no sticky sessions, WebSocket upgrades, health checks.
 """
 
 from __future__ import annotations
 
 import contextlib
+import csv
+import importlib.util
 import os
 import shutil
 import signal
@@ -31,6 +37,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 from urllib.parse import quote
 
@@ -318,3 +325,160 @@ def session_cookie_for(user: Any) -> dict[str, str]:
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.create()
     return {settings.SESSION_COOKIE_NAME: str(session.session_key)}
+
+
+def run_script() -> ModuleType:
+    """scripts/run.py (a script, not a package): its haproxy_config renders the balancer's
+    config from deploy/haproxy.cfg.template, for `make run-cluster` and for these tests alike."""
+    spec = importlib.util.spec_from_file_location("run_script", ROOT / "scripts" / "run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def haproxy_binary() -> str:
+    found = run_script().haproxy_binary()
+    if not found:
+        raise PlatformError("haproxy is not installed: run scripts/ensure-haproxy")
+    return str(found)
+
+
+def _livez(url: str) -> Callable[[Process], bool]:
+    return lambda _: _http_ok(f"{url}/livez")
+
+
+def _distinct_ports(count: int, taken: set[int]) -> list[int]:
+    ports: list[int] = []
+    while len(ports) < count:
+        port = free_port()
+        if port not in taken and port not in ports:
+            ports.append(port)
+    return ports
+
+
+@dataclass
+class LiveCluster(LivePlatform):
+    """Redis, ``web_processes`` daphne processes behind HAProxy, and a Celery worker (with beat).
+
+    ``url`` and ``ws_url`` go through the balancer (what clients see); ``webs[i]``,
+    ``web_url(i)`` and ``web_ws_url(i, path)`` reach one daphne process directly. Like
+    `make run-cluster`, daphne runs with ``--proxy-headers`` and the config comes from
+    deploy/haproxy.cfg.template; the tests add a stats socket (a second config file) to read
+    which servers the balancer holds up. ``web`` is the first daphne process.
+    """
+
+    web_processes: int = 2
+    balancer_port: int = 0
+
+    def __post_init__(self) -> None:
+        taken = {self.redis_port, self.web_port, self.balancer_port}
+        more = _distinct_ports(self.web_processes, taken)
+        self.balancer_port = self.balancer_port or more.pop()
+        self.web_ports = [self.web_port, *more[: self.web_processes - 1]]
+        origins = [self.url, f"http://localhost:{self.balancer_port}"]
+        origins += [self.web_url(i) for i in range(self.web_processes)]
+        self.extra_env = {"WEBSOCKET_ALLOWED_ORIGINS": ",".join(origins), **self.extra_env}
+        super().__post_init__()
+        env = self.web.env
+        self.webs = [
+            Process(
+                f"web{i + 1}",
+                [
+                    str(BIN / "daphne"),
+                    "-b",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "--proxy-headers",
+                    "shisanshui.asgi:application",
+                ],
+                self.directory / f"web{i + 1}.log",
+                env,
+                _livez(self.web_url(i)),
+            )
+            for i, port in enumerate(self.web_ports)
+        ]
+        self.web = self.webs[0]
+        run = run_script()
+        config = self.directory / "haproxy.cfg"
+        config.write_text(
+            run.haproxy_config(
+                bind=f"127.0.0.1:{self.balancer_port}",
+                servers=[("127.0.0.1", port) for port in self.web_ports],
+                health_host="127.0.0.1",
+                maxconn=1000,
+            ),
+            encoding="utf-8",
+        )
+        self.stats_socket = self.directory / "haproxy.sock"
+        stats = self.directory / "haproxy-stats.cfg"
+        stats.write_text(f"global\n    stats socket {self.stats_socket} mode 600 level admin\n")
+        self.balancer = Process(
+            "balancer",
+            [haproxy_binary(), "-db", "-f", str(config), "-f", str(stats)],
+            self.directory / "balancer.log",
+            env,
+            lambda _: self._all_servers_up() and _http_ok(f"{self.url}/livez"),
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.balancer_port}"
+
+    def ws_url(self, path: str) -> str:
+        return f"ws://127.0.0.1:{self.balancer_port}/{path.lstrip('/')}"
+
+    def web_url(self, index: int) -> str:
+        return f"http://127.0.0.1:{self.web_ports[index]}"
+
+    def web_ws_url(self, index: int, path: str) -> str:
+        return f"ws://127.0.0.1:{self.web_ports[index]}/{path.lstrip('/')}"
+
+    @property
+    def processes(self) -> list[Process]:
+        return [self.redis, *self.webs, self.worker, self.balancer]
+
+    def server_stats(self) -> dict[str, dict[str, str]]:
+        """HAProxy's ``show stat`` row of each daphne process, by server name (``web1`` ...):
+        ``status`` ("UP", "DOWN" ...), ``scur`` (the client connections it carries now) and
+        the rest; empty when the balancer does not answer."""
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.settimeout(2)
+                conn.connect(str(self.stats_socket))
+                conn.sendall(b"show stat\n")
+                raw = b""
+                while chunk := conn.recv(65536):
+                    raw += chunk
+        except OSError:
+            return {}
+        rows = csv.DictReader(raw.decode().lstrip("# ").splitlines())
+        return {
+            row["svname"]: row
+            for row in rows
+            if row.get("pxname") == "daphne" and row.get("svname", "").startswith("web")
+        }
+
+    def server_states(self) -> dict[str, str]:
+        """The balancer's view of each daphne process: {"web1": "UP", "web2": "DOWN", ...}."""
+        return {name: row["status"] for name, row in self.server_stats().items()}
+
+    def server_sessions(self) -> list[int]:
+        """The client connections (requests, WebSockets) the balancer has on each daphne
+        process now, in the order of ``webs``; idle pooled connections and checks not counted."""
+        stats = self.server_stats()
+        return [int(stats.get(f"web{i + 1}", {}).get("scur") or 0) for i in range(len(self.webs))]
+
+    def _all_servers_up(self) -> bool:
+        states = self.server_states()
+        return len(states) == len(self.webs) and set(states.values()) == {"UP"}
+
+    def wait_for_server(self, index: int, state: str, *, seconds: float = 20) -> None:
+        """Until the balancer holds web<index + 1> ``state`` ("UP" or "DOWN")."""
+        name = f"web{index + 1}"
+        wait_until(
+            f"the balancer to see {name} {state}",
+            lambda: self.server_states().get(name) == state,
+            seconds=seconds,
+        )

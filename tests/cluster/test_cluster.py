@@ -1,0 +1,238 @@
+"""The platform as a cluster: daphne processes behind HAProxy, one Redis, one PostgreSQL.
+
+``live_cluster`` (tests.live_server.LiveCluster) runs two daphne processes behind the balancer
+`make run-cluster` runs (deploy/haproxy.cfg.template: round robin, no sticky sessions), a Celery
+worker with beat and a private Redis, on the test database. The players play real rounds with
+benchmarks.table_client on the "Load test" rules (manage.py load_test_rules):
+
+- the seats of one table talk to different daphne processes: every event crosses processes
+  through the Redis channel layer, and each round settles once, seen alike by every seat;
+- one daphne process is killed (SIGKILL) mid-round: its players reconnect through the balancer
+  to the other one and the round settles exactly once; the process restarted rejoins rotation;
+- a page and WebSockets go through the balancer, spread over the processes.
+
+Every wait has a deadline: a failure fails, never hangs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+import websockets
+from django.core.management import call_command
+
+from accounts.models import Transaction, TransactionKind
+from accounts.selectors import ledger_audit
+from benchmarks.load import open_table
+from benchmarks.table_client import PLAY_PHASES, TableClient, cookie_header
+from games.models import Round, RoundPlayer, Table
+from tests.games.table_helpers import make_player, total_coins
+from tests.live_server import LiveCluster, session_cookie_for, wait_until
+
+PLAYERS = 4
+ROUNDS = 3
+PLAY_SECONDS = 60  # a scenario's deadline
+# Longer than any scenario: a client that hears nothing asks again (``hello {since}``) only
+# after this long, so the rounds can only advance on the events the channel layer carries.
+NO_RESYNC_SECONDS = 120.0
+
+Player = tuple[str, dict[str, str]]  # a name and its session cookie
+
+
+def load_test_rules() -> int:
+    """The "Load test" rule configuration (no pacing, short clocks), created once."""
+    out = io.StringIO()
+    call_command("load_test_rules", stdout=out)
+    return int(out.getvalue().strip())
+
+
+def players(prefix: str) -> list[Player]:
+    users = [make_player(f"{prefix}{i}") for i in range(PLAYERS)]
+    return [(user.username, session_cookie_for(user)) for user in users]
+
+
+def spread_over(cluster: LiveCluster, total: int) -> list[int]:
+    """Waits until the balancer carries ``total`` client connections to the daphne processes
+    (HAProxy's own count, per server); returns them per process."""
+    return list(
+        wait_until(
+            f"the balancer to carry {total} connections",
+            lambda: (counts := cluster.server_sessions()) and sum(counts) == total and counts,
+            seconds=10,
+        )
+    )
+
+
+async def wait_for(what: str, check: Callable[[], bool], seconds: float = 30) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+def assert_settled_once(round_: Round, clients: list[TableClient]) -> None:
+    """The round settled by exactly one ledger transaction, and every client saw the stored
+    result, whose coin movements are the ledger's."""
+    assert round_.settled_at is not None
+    settlements = list(
+        Transaction.objects.filter(
+            kind=TransactionKind.SETTLEMENT, reference=f"round:{round_.pk}"
+        ).prefetch_related("entries__account")
+    )
+    ledger: dict[int, int] = {}
+    if settlements:
+        assert [t.idempotency_key for t in settlements] == [f"round:{round_.pk}:settlement"]
+        ledger = {e.account.user_id: e.amount for e in settlements[0].entries.all()}
+    for client in clients:
+        result: dict[str, Any] = client.results[round_.number]
+        assert result == round_.result
+        seen = {int(p["id"]): p["delta"] + p["penalty"] for p in result["players"]}
+        assert {user: amount for user, amount in seen.items() if amount} == ledger
+
+
+def assert_coins_conserved() -> None:
+    audit = ledger_audit()
+    assert audit.ok, audit
+    assert total_coins() == 0  # wallets + house + mint: no coin created or lost
+
+
+def test_the_seats_of_a_table_on_different_web_processes_play_rounds(
+    live_cluster: LiveCluster,
+) -> None:
+    rules = load_test_rules()
+    seated = players("split")
+    room = asyncio.run(
+        open_table(live_cluster.ws_url("").rstrip("/"), live_cluster.url, seated, rules, PLAYERS)
+    )
+    # Seat i talks to daphne process i mod 2, straight to its port; the pages' origin is the
+    # balancer's, as in a browser.
+    clients = [
+        TableClient(
+            ws_url=live_cluster.web_ws_url(i % len(live_cluster.webs), "").rstrip("/"),
+            room_id=room,
+            cookie=cookie,
+            origin=live_cluster.url,
+            name=name,
+            silence_seconds=NO_RESYNC_SECONDS,
+        )
+        for i, (name, cookie) in enumerate(seated)
+    ]
+    assert len({client.url for client in clients}) == len(live_cluster.webs) == 2
+
+    async def play() -> None:
+        await asyncio.gather(*(c.play(rounds=ROUNDS, seconds=PLAY_SECONDS) for c in clients))
+
+    asyncio.run(play())
+
+    table = Table.objects.get(room_id=room)
+    rounds = list(Round.objects.filter(table=table).order_by("number"))
+    assert [r.number for r in rounds] == [1, 2, 3]
+    for round_ in rounds:
+        assert_settled_once(round_, clients)
+    assert_coins_conserved()
+    for client in clients:
+        assert client.rounds_played == ROUNDS
+        # Everything arrived as it happened, over one connection: no resync, no reconnect.
+        assert (client.stats.resyncs, client.stats.reconnects) == (0, 0), client.stats
+        assert client.stats.connect_failures == 0 and not client.stats.errors, client.stats
+        assert client.stats.broadcasts > 0
+
+
+def test_a_web_process_killed_mid_round_its_players_reconnect_and_it_settles_once(
+    live_cluster: LiveCluster,
+) -> None:
+    rules = load_test_rules()
+    seated = players("kill")
+    ws_base, origin = live_cluster.ws_url("").rstrip("/"), live_cluster.url
+    room = asyncio.run(open_table(ws_base, origin, seated, rules, PLAYERS))
+    clients = [
+        TableClient(ws_url=ws_base, room_id=room, cookie=cookie, origin=origin, name=name)
+        for name, cookie in seated
+    ]
+    for client in clients:
+        client.hold_play = True  # Ready, then hold the hand: the round stays open
+    before_kill: list[int] = []
+
+    async def play() -> None:
+        tasks = [asyncio.create_task(c.play(rounds=1, seconds=PLAY_SECONDS)) for c in clients]
+        try:
+            await wait_for(
+                "every client to hold its hand",
+                lambda: all(c.phase in PLAY_PHASES and c.hand for c in clients),
+            )
+            before_kill.extend(await asyncio.to_thread(spread_over, live_cluster, PLAYERS))
+            await asyncio.to_thread(live_cluster.webs[0].kill)
+            for client in clients:
+                client.hold_play = False
+            await asyncio.wait_for(asyncio.gather(*tasks), PLAY_SECONDS)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(play())
+
+    # The balancer spread the table over both processes (round robin, no stickiness).
+    assert all(count >= 1 for count in before_kill), before_kill
+    # Exactly the players of the killed process lost their socket and came back.
+    dropped = [c for c in clients if c.stats.reconnects or c.stats.connect_failures]
+    assert len(dropped) == before_kill[0], [c.stats for c in clients]
+    assert all(c.stats.unexpected_closes == 1 for c in dropped)
+
+    rounds = list(Round.objects.filter(table=Table.objects.get(room_id=room)))
+    assert len(rounds) == 1
+    assert_settled_once(rounds[0], clients)
+    assert_coins_conserved()
+    # Everyone played their own hand after the reconnect: nobody was hosted or timed out.
+    assert set(RoundPlayer.objects.filter(round=rounds[0]).values_list("auto", flat=True)) == {""}
+    assert all(not c.stats.errors and not c.stats.timeouts for c in clients)
+
+    # The balancer noticed; the process started again rejoins the rotation.
+    live_cluster.wait_for_server(0, "DOWN")
+    live_cluster.webs[0].start()
+    live_cluster.wait_for_server(0, "UP")
+    assert asyncio.run(lobby_snapshots(live_cluster, seated[0][1], 2)) == ["snapshot"] * 2
+
+
+async def lobby_snapshots(cluster: LiveCluster, cookie: dict[str, str], count: int) -> list[str]:
+    """Opens ``count`` lobby sockets through the balancer, one after the other, and checks
+    that round robin spread them evenly over the web processes; returns the type of each
+    socket's first frame."""
+    headers = {"Cookie": cookie_header(cookie), "Origin": cluster.url}
+    sockets = [
+        await websockets.connect(
+            cluster.ws_url("ws/lobby/"), additional_headers=headers, open_timeout=10
+        )
+        for _ in range(count)
+    ]
+    try:
+        frames = [json.loads(await asyncio.wait_for(s.recv(), 10)) for s in sockets]
+        counts = await asyncio.to_thread(spread_over, cluster, count)
+        assert all(n == count // len(counts) for n in counts), counts  # round robin
+        return [frame["type"] for frame in frames]
+    finally:
+        for s in sockets:
+            await s.close()
+
+
+def test_pages_and_sockets_go_through_the_balancer(live_cluster: LiveCluster) -> None:
+    cookie = players("www")[0][1]
+    # The same session's sockets, one after the other, land on both processes (no stickiness).
+    assert asyncio.run(lobby_snapshots(live_cluster, cookie, 2)) == ["snapshot"] * 2
+
+    with urllib.request.urlopen(f"{live_cluster.url}/", timeout=10) as response:
+        assert response.status == 200
+        assert "十三水" in response.read().decode()
+    with urllib.request.urlopen(f"{live_cluster.url}/healthz", timeout=10) as response:
+        assert json.loads(response.read())["checks"] == {
+            "database": "ok",
+            "redis": "ok",
+            "celery": "ok",
+        }
