@@ -129,6 +129,13 @@ class Sessions:
         return [(n, self.cookies[n]) for n in names]
 
 
+def _bases(url: str) -> tuple[str, str]:
+    """(Origin, WebSocket base URL) of a platform URL."""
+    parsed = urllib.parse.urlsplit(url)
+    scheme = "wss" if parsed.scheme == "https" else "ws"
+    return f"{parsed.scheme}://{parsed.netloc}", f"{scheme}://{parsed.netloc}"
+
+
 # -- the lobby: meeting at tables --------------------------------------------------------------
 
 
@@ -186,19 +193,50 @@ async def open_table(
 # -- the server's processes --------------------------------------------------------------------
 
 
-def server_processes(url: str, pids: list[int] | None) -> dict[str, list[psutil.Process]]:
-    """The platform's processes: given pids, or found by command line — the daphne serving
-    ``url``'s port, the Celery processes and the redis-server of the same REDIS_URL."""
+def _listener(port: int) -> psutil.Process | None:
+    """The process listening on TCP ``port`` of this machine, if it can be seen."""
+    with contextlib.suppress(psutil.Error):
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.status == psutil.CONN_LISTEN and conn.laddr.port == port and conn.pid:
+                return psutil.Process(conn.pid)
+    return None
+
+
+def _balanced_ports(balancer: psutil.Process) -> list[int]:
+    """The loopback ports of the servers an HAProxy balances over (from its ``-f`` file)."""
+    cmd = balancer.cmdline()
+    files = [cmd[i + 1] for i, c in enumerate(cmd[:-1]) if c == "-f"]
+    ports: list[int] = []
+    for name in files:
+        with contextlib.suppress(OSError), open(name) as config:
+            ports += [
+                int(p) for p in re.findall(r"^\s*server\s+\S+\s+[\w.:]*:(\d+)", config.read(), re.M)
+            ]
+    return ports
+
+
+def server_processes(urls: list[str], pids: list[int] | None) -> dict[str, list[psutil.Process]]:
+    """The platform's processes: given pids, or found — each URL's listener (a daphne, or an
+    HAProxy and the daphnes it balances over), the Celery processes and the redis-server of
+    the same REDIS_URL."""
     if pids:
         found = [psutil.Process(pid) for pid in pids]
         return {"given": found + [c for p in found for c in p.children(recursive=True)]}
-    port = str(urllib.parse.urlsplit(url).port or 80)
     groups: dict[str, list[psutil.Process]] = {"daphne": [], "celery": [], "redis": []}
+    ports = [urllib.parse.urlsplit(u).port or 80 for u in urls]
+    daphne_ports: list[int] = []
+    for port in ports:
+        proc = _listener(port)
+        if proc is not None and "haproxy" in proc.name():
+            groups.setdefault("balancer", []).append(proc)
+            daphne_ports += _balanced_ports(proc)
+        else:
+            daphne_ports.append(port)
     daphne_env: dict[str, str] = {}
     candidates = list(psutil.process_iter(["pid", "cmdline"]))
     for proc in candidates:
         cmd = proc.info["cmdline"] or []
-        if any(c.endswith("daphne") for c in cmd[:2]) and port in cmd:
+        if any(c.endswith("daphne") for c in cmd[:2]) and any(str(p) in cmd for p in daphne_ports):
             groups["daphne"].append(proc)
             with contextlib.suppress(psutil.Error):
                 daphne_env = proc.environ()
@@ -207,7 +245,7 @@ def server_processes(url: str, pids: list[int] | None) -> dict[str, list[psutil.
     for proc in candidates:
         cmd = proc.info["cmdline"] or []
         try:
-            if any("celery" in c for c in cmd[:2]) and "worker" in cmd:
+            if any("celery" in c for c in cmd[:2]) and ("worker" in cmd or "beat" in cmd):
                 if redis_url and proc.environ().get("REDIS_URL") == redis_url:
                     groups["celery"].append(proc)
             elif cmd and "redis-server" in cmd[0] and redis_port and redis_port in " ".join(cmd):
@@ -217,34 +255,79 @@ def server_processes(url: str, pids: list[int] | None) -> dict[str, list[psutil.
     return groups
 
 
+def platform_database_url(groups: dict[str, list[psutil.Process]]) -> str | None:
+    """The DATABASE_URL the platform's web processes run with (PostgreSQL only)."""
+    for proc in groups.get("daphne", []):
+        with contextlib.suppress(psutil.Error):
+            url = proc.environ().get("DATABASE_URL", "")
+            if url.startswith(("postgres://", "postgresql://")):
+                return url
+    return None
+
+
+class PostgresBackends:
+    """The PostgreSQL backend processes serving the platform's database (pg_stat_activity),
+    found again at every sample: connections come and go."""
+
+    def __init__(self, database_url: str) -> None:
+        import psycopg
+
+        self.connection = psycopg.connect(database_url, autocommit=True)
+
+    def processes(self) -> list[psutil.Process]:
+        rows = self.connection.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        ).fetchall()
+        found = []
+        for (pid,) in rows:
+            with contextlib.suppress(psutil.Error):
+                found.append(psutil.Process(pid))
+        return found
+
+    def close(self) -> None:
+        self.connection.close()
+
+
 @dataclass
 class Usage:
-    """Peak RSS and CPU time of the server's processes over a step."""
+    """Peak RSS and CPU time of the server's processes over a step. CPU is counted per
+    process from its first sample, so processes that appear during the step (PostgreSQL
+    backends) count from then; a process that ends keeps what it had at its last sample."""
 
     groups: dict[str, list[psutil.Process]]
+    postgres: PostgresBackends | None = None
     peak_rss: dict[str, int] = field(default_factory=dict)
-    cpu_start: dict[str, float] = field(default_factory=dict)
-    cpu_end: dict[str, float] = field(default_factory=dict)
+    first_cpu: dict[tuple[str, int], float] = field(default_factory=dict)
+    last_cpu: dict[tuple[str, int], float] = field(default_factory=dict)
 
-    def _each(self) -> dict[str, tuple[int, float]]:
-        out = {}
-        for name, procs in self.groups.items():
-            rss, cpu = 0, 0.0
-            for proc in procs:
-                try:
-                    rss += proc.memory_info().rss
-                    times = proc.cpu_times()
-                    cpu += times.user + times.system
-                except psutil.Error:
-                    continue
-            out[name] = (rss, cpu)
-        return out
+    def _each(self) -> dict[str, list[psutil.Process]]:
+        groups = dict(self.groups)
+        if self.postgres is not None:
+            with contextlib.suppress(Exception):
+                groups["postgres"] = self.postgres.processes()
+        return groups
 
     def sample(self) -> None:
-        for name, (rss, cpu) in self._each().items():
+        for name, procs in self._each().items():
+            rss = 0
+            for proc in procs:
+                try:
+                    with proc.oneshot():
+                        rss += proc.memory_info().rss
+                        times = proc.cpu_times()
+                except psutil.Error:
+                    continue
+                key = (name, proc.pid)
+                self.first_cpu.setdefault(key, times.user + times.system)
+                self.last_cpu[key] = times.user + times.system
             self.peak_rss[name] = max(self.peak_rss.get(name, 0), rss)
-            self.cpu_start.setdefault(name, cpu)
-            self.cpu_end[name] = cpu
+
+    def cpu_seconds(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for (name, pid), last in self.last_cpu.items():
+            out[name] = out.get(name, 0.0) + last - self.first_cpu[(name, pid)]
+        return out
 
     async def watch(self, every: float = 0.5) -> None:
         while True:
@@ -268,6 +351,7 @@ class Result:
     reconnects: int
     rss_mb: dict[str, float]
     cpu_percent: dict[str, float]
+    cpu_ms_per_round: dict[str, float]
     system_cpu_percent: float
     client_cpu_percent: float
 
@@ -286,6 +370,7 @@ class Result:
         lat = self.latencies_ms
         rss = " ".join(f"{k}={v:.0f}" for k, v in self.rss_mb.items())
         cpu = " ".join(f"{k}={v:.0f}" for k, v in self.cpu_percent.items())
+        per_round = " ".join(f"{k}={v:.1f}" for k, v in self.cpu_ms_per_round.items())
         return "\n".join(
             [
                 f"tables: {self.tables}",
@@ -303,6 +388,7 @@ class Result:
                 f"server_rss_mb: {rss} total={sum(self.rss_mb.values()):.0f}",
                 f"server_cpu_percent: {cpu} system={self.system_cpu_percent:.0f} "
                 f"(this script: {self.client_cpu_percent:.0f})",
+                f"cpu_ms_per_round: {per_round} total={sum(self.cpu_ms_per_round.values()):.1f}",
             ]
         )
 
@@ -321,14 +407,16 @@ class Result:
             "errors": self.error_count,
             "rss_mb": {k: round(v, 1) for k, v in self.rss_mb.items()},
             "cpu_percent": {k: round(v, 1) for k, v in self.cpu_percent.items()},
+            "cpu_ms_per_round": {k: round(v, 2) for k, v in self.cpu_ms_per_round.items()},
         }
 
 
 async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tables: int) -> Result:
     """Seat ``tables`` × ``args.seats`` players, play, leave; the figures of that step."""
-    parsed = urllib.parse.urlsplit(args.url)
-    origin = f"{parsed.scheme}://{parsed.netloc}"
-    ws_base = f"{'wss' if parsed.scheme == 'https' else 'ws'}://{parsed.netloc}"
+    # Seat i of table t talks to URL (t × seats + i) mod len(urls): with several web processes
+    # the seats of one table are spread over them.
+    bases = [_bases(url) for url in args.urls]
+    origin, ws_base = bases[0]
     players = await sessions.get(tables * args.seats)
     groups = [players[i * args.seats : (i + 1) * args.seats] for i in range(tables)]
     semaphore = asyncio.Semaphore(8)
@@ -342,13 +430,14 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     end = time.monotonic() + (args.duration or 0)
     decisions: dict[tuple[int, int], bool] = {}
     clients: list[TableClient] = []
-    for room, group in zip(rooms, groups, strict=True):
-        for name, cookie in group:
+    for table_no, (room, group) in enumerate(zip(rooms, groups, strict=True)):
+        for seat_no, (name, cookie) in enumerate(group):
+            seat_origin, seat_ws = bases[(table_no * args.seats + seat_no) % len(bases)]
             client = TableClient(
-                ws_url=ws_base,
+                ws_url=seat_ws,
                 room_id=room,
                 cookie=cookie,
-                origin=origin,
+                origin=seat_origin,
                 name=name,
                 tracker=tracker,
                 play_special=args.play_special,
@@ -362,7 +451,10 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
                 )
             clients.append(client)
 
-    usage = Usage(server_processes(args.url, args.server_pids))
+    usage = Usage(server_processes(args.urls, args.server_pids))
+    database_url = args.database_url or platform_database_url(usage.groups)
+    if database_url and not args.no_postgres:
+        usage.postgres = PostgresBackends(database_url)
     usage.sample()
     watcher = asyncio.create_task(usage.watch())
     psutil.cpu_percent()
@@ -378,6 +470,8 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     client_cpu = sum(me.cpu_times()[:2]) - client_cpu
     watcher.cancel()
     usage.sample()
+    if usage.postgres is not None:
+        usage.postgres.close()
 
     errors: Counter[str] = Counter()
     benign: Counter[str] = Counter()
@@ -389,7 +483,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         if isinstance(outcome, BaseException) and not isinstance(outcome, TimeoutError):
             errors[f"client_{type(outcome).__name__}"] += 1
     rounds = sum(max(c.rounds_played for c in clients if c.room_id == room) for room in rooms)
-    cpu_seconds = {k: usage.cpu_end[k] - usage.cpu_start[k] for k in usage.cpu_end}
+    cpu_seconds = usage.cpu_seconds()
     return Result(
         tables=tables,
         clients=len(clients),
@@ -402,6 +496,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         reconnects=sum(c.stats.reconnects for c in clients),
         rss_mb={k: v / 2**20 for k, v in usage.peak_rss.items()},
         cpu_percent={k: 100 * v / seconds for k, v in cpu_seconds.items()},
+        cpu_ms_per_round={k: 1000 * v / max(rounds, 1) for k, v in cpu_seconds.items()},
         system_cpu_percent=system_cpu,
         client_cpu_percent=100 * client_cpu / seconds,
     )
@@ -423,12 +518,13 @@ def ramp_row(r: Result) -> str:
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    sessions = Sessions(args.url, args.prefix)
+    sessions = Sessions(args.urls[0], args.prefix)
     first = await sessions.get(1)
-    rules = args.rules or find_rules(args.url, first[0][1], args.rules_name)
+    rules = args.rules or find_rules(args.urls[0], first[0][1], args.rules_name)
     think = f"{args.think[0]:g}-{args.think[1]:g} s" if args.think else "none (all at once)"
     print(
-        f"url: {args.url} prefix: {args.prefix} rules: {rules} seats: {args.seats} think: {think}",
+        f"url: {' '.join(args.urls)} prefix: {args.prefix} rules: {rules} "
+        f"seats: {args.seats} think: {think}",
         flush=True,
     )
     if not args.ramp:
@@ -471,7 +567,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.load", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--url", default="http://127.0.0.1:8000", help="the platform's URL")
+    parser.add_argument(
+        "--url",
+        default="http://127.0.0.1:8000",
+        help="the platform's URL; several, comma-separated, spread each table's seats over "
+        "them (one web process each), or one load balancer's URL",
+    )
     parser.add_argument("--tables", type=int, default=1, help="M concurrent tables")
     parser.add_argument("--seats", type=int, default=4, help="players per table (2-4)")
     stop = parser.add_mutually_exclusive_group()
@@ -492,6 +593,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--play-special", action="store_true", help="play special hands")
     parser.add_argument("--server-pids", type=int, nargs="*", help="processes to measure")
+    parser.add_argument(
+        "--database-url",
+        help="the platform's PostgreSQL, whose backends' CPU is measured too (default: the "
+        "web processes' DATABASE_URL)",
+    )
+    parser.add_argument("--no-postgres", action="store_true", help="do not measure PostgreSQL")
     parser.add_argument("--json", action="store_true", help="also print each result as JSON")
     args = parser.parse_args(argv)
     if not 2 <= args.seats <= 4:
@@ -501,9 +608,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.timeout is None:
         args.timeout = (args.duration or 0) + 30 * (args.rounds or 1) + 60
     args.prefix = args.prefix or f"ld{int(time.time()) % 1_000_000}"
-    host = urllib.parse.urlsplit(args.url).hostname
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        parser.error("the load script only talks to the loopback interface")
+    args.urls = [u.strip().rstrip("/") for u in args.url.split(",") if u.strip()]
+    if not args.urls:
+        parser.error("--url needs at least one URL")
+    for url in args.urls:
+        if urllib.parse.urlsplit(url).hostname not in ("127.0.0.1", "localhost", "::1"):
+            parser.error("the load script only talks to the loopback interface")
+    args.url = args.urls[0]
     return args
 
 

@@ -1,31 +1,36 @@
 """Bot players: real users with wallets, seated and played by the platform.
 
 A bot (``User.is_bot``) has an unusable password, so it never logs in; it sits through the
-lobby's own service (:func:`lobby.services.room_join`, which also sits it at the table) and
-acts through the table's own services (``table_ready``, ``table_choose_special``,
-``table_submit``), exactly as a person does. Settlement treats it like anyone else.
+lobby's own service (``lobby.services.bots_fill`` → ``room_join``, which also sits it at the
+table, as a house seat: ``SeatState.bot``) and acts through the table's own services
+(``table_ready``, ``table_choose_special``, ``table_submit``), exactly as a person does: it is
+an ordinary client of the table. The table's services know nothing of bots; on commit of every
+transition (``table_services.transition_committed``), ``games.tasks`` asks :func:`bot_tasks`
+which bots have something new to do and schedules their tasks. Settlement treats a bot like
+anyone else.
 
 Decided here:
 
-- **Pool.** :func:`bots_fill` reuses idle bots (seated nowhere, oldest first) before creating
-  new ones (username ``bot-<8 hex>``, display name ``机器人 Bot <n>`` in ``first_name``).
-- **Funding.** At seating time a bot holding less than the room's entry minimum gets the
-  difference from the mint, as one ``grant`` through ``ledger_post`` (``wallet_grant``) whose
-  idempotency key names the bot, the room and the wallet's last entry, so a retry posts nothing
-  twice. No coin is created any other way.
+- **Pool.** ``bots_fill`` reuses idle bots (:func:`bots_idle`: seated nowhere, oldest first)
+  before creating new ones (username ``bot-<8 hex>``, display name ``机器人 Bot <n>``).
+- **Funding.** At seating time, and before each Ready, a bot holding less than the room's
+  entry minimum gets the difference from the mint, as one ``grant`` through ``ledger_post``
+  (``wallet_grant``) whose idempotency key names the bot, the room and the wallet's last
+  entry, so a retry posts nothing twice. No coin is created any other way.
 - **Ready.** A bot presses Ready only when at least one person sits at the table and every
   person there has pressed Ready: the people decide when a round starts, and a table of bots
   alone never plays. When the last person goes (leaves, or is removed by the Ready timeout),
-  the bots leave in the same transaction (:func:`lonely_bots_leave`, called by the table's
-  services), which frees the room. During a round they finish it (leaving would be an escape)
-  and leave when it settles.
+  the bots leave in the same transaction — a rule of the table itself
+  (``games.table.flow.house_leaves_alone``), which frees the room. During a round they finish
+  it (leaving would be an escape) and leave when it settles. At a Ready deadline the table
+  presses Ready for every bot not yet ready (``flow.ready_timeout``).
 - **Special hands.** A bot plays its special unless the best arrangement's expected water
   (``games.rules.arrange``, against three opponents) is higher than the special's water
   against three; then it answers No and arranges.
 - **Arranging.** It submits the engine's best arrangement (``best_arrangement``), the one the
   table's own auto-arrange would submit.
-- **Timing.** After each table command commits, every bot that has just been given something
-  to do gets a ``games.tasks.bot_act`` task with a human-like random countdown
+- **Timing.** After each table transition commits, every bot that has just been given
+  something to do gets a ``games.tasks.bot_act`` task with a human-like random countdown
   (:data:`DELAYS`, times ``settings.BOT_DELAY_SCALE``), never more than half the time left
   before the relevant deadline. The task only asks: :func:`bot_act` re-checks under the
   table's lock that the bot still has something to do and that no round started or settled
@@ -39,7 +44,6 @@ from __future__ import annotations
 import logging
 import random
 import secrets
-from collections.abc import Callable, Iterable
 from datetime import timedelta
 
 from django.conf import settings
@@ -52,8 +56,7 @@ from games import table_services
 from games.models import Table, TableEvent
 from games.rules.arrange import arrange, best_arrangement
 from games.rules.cards import format_cards
-from games.table import machine
-from games.table.events import Event, Transition
+from games.table.events import Transition
 from games.table.state import LOBBY_PHASES, PLAY_PHASES, TableState
 from lobby.models import Room, Seat
 
@@ -78,24 +81,17 @@ BOT_NAME = "机器人 Bot {number}"
 NUDGE_MARGIN_SECONDS = 5.0
 NUDGE_BATCH = 50
 
-Command = Callable[[TableState, float], Transition]
-
 
 # -- what a bot has to do (pure) ---------------------------------------------------------------
 
 
-def people_at(state: TableState, bots: set[str]) -> list[str]:
-    """The players at the table who are people and have not left it."""
-    return [s.player for s in state.seats if s.player not in bots and not s.left]
-
-
-def bot_action(state: TableState, *, player: str, bots: set[str]) -> str | None:
+def bot_action(state: TableState, *, player: str) -> str | None:
     """What the bot ``player`` has to do in ``state``: READY, SPECIAL, ARRANGE or None."""
     seat = state.seat_of(player)
-    if seat is None or seat.left:
+    if seat is None or seat.left or not seat.bot:
         return None
     if state.phase in LOBBY_PHASES:
-        people = [s for s in state.seats if s.player not in bots]
+        people = [s for s in state.seats if not s.bot]
         if not seat.ready and people and all(s.ready for s in people):
             return READY
         return None
@@ -104,22 +100,6 @@ def bot_action(state: TableState, *, player: str, bots: set[str]) -> str | None:
     if not seat.in_round or seat.hand is None or seat.escaped or seat.done:
         return None
     return SPECIAL if seat.choosing else ARRANGE
-
-
-def bots_ready_at_deadline(state: TableState, *, bots: set[str], now: float) -> Transition:
-    """At a Ready deadline, the bots not yet ready press Ready first: they only wait for the
-    people, so they never hold up a table nor go back to the room list with a slow person
-    (their own task may not have run yet). Stops once a round is to start."""
-    events: list[Event] = []
-    for position in [s.position for s in state.seats if s.player in bots]:
-        seat = state.seat(position)
-        if state.phase not in LOBBY_PHASES or state.awaiting_deal:
-            break
-        if seat is None or seat.left or seat.ready:
-            continue
-        step = machine.ready(state, position=position, now=now)
-        state, events = step.state, events + list(step.events)
-    return Transition(state, tuple(events))
 
 
 def bot_delay(state: TableState, *, player: str, action: str, now: float) -> float:
@@ -148,85 +128,23 @@ def plays_special(state: TableState, *, player: str) -> bool:
     return special_water >= best.expected_water
 
 
-def _leave_all(state: TableState, *, bots: set[str], now: float) -> Transition:
-    """Every bot leaves (between rounds), those that pressed Ready first: while a bot that has
-    not pressed Ready is still seated, the remaining seats are never all ready, so no round
-    can start on the way."""
-    seats = sorted(
-        (s for s in state.seats if s.player in bots), key=lambda s: (not s.ready, s.position)
-    )
-    events = []
-    for seat in seats:
-        step = machine.leave(state, position=seat.position, now=now)
-        state, events = step.state, events + list(step.events)
-    return Transition(state, tuple(events))
-
-
-def lonely_bots_leave(
-    *, before: TableState, transition: Transition, command: Command, bots: set[str], now: float
-) -> Transition:
-    """``transition`` (``command`` applied to ``before``), corrected so that bots never stay
-    at a table without people between rounds, and never start a round among themselves.
-
-    If the command would start a round of bots alone, the bots leave first and the command is
-    applied after them. If it leaves bots alone between rounds, they leave after it. During a
-    round they stay and finish it.
-    """
-    state = transition.state
-    if not bots or people_at(state, bots):
-        return transition
-    if not any(s.player in bots for s in state.seats):
-        return transition
-    if state.awaiting_deal and before.phase in LOBBY_PHASES:
-        gone = _leave_all(before, bots=bots, now=now)
-        rest = command(gone.state, now)
-        return Transition(rest.state, gone.events + rest.events)
-    if state.phase in LOBBY_PHASES:
-        gone = _leave_all(state, bots=bots, now=now)
-        return Transition(gone.state, transition.events + gone.events)
-    return transition
-
-
-def bot_tasks(
-    *, before: TableState, after: TableState, bots: set[str], now: float
-) -> list[tuple[int, float]]:
+def bot_tasks(*, before: TableState, after: TableState, now: float) -> list[tuple[int, float]]:
     """(bot user id, countdown) for every bot that has just been given something to do."""
     due = []
     for seat in after.seats:
-        if seat.player not in bots:
+        if not seat.bot:
             continue
-        action = bot_action(after, player=seat.player, bots=bots)
-        if action is None or action == bot_action(before, player=seat.player, bots=bots):
+        action = bot_action(after, player=seat.player)
+        if action is None or action == bot_action(before, player=seat.player):
             continue
         due.append((int(seat.player), bot_delay(after, player=seat.player, action=action, now=now)))
     return due
 
 
-# -- hooks of the table's services -------------------------------------------------------------
-
-
-def bot_ids(players: Iterable[str]) -> set[str]:
-    """Which of these table player ids are bots."""
-    ids = {int(p) for p in players}
-    if not ids:
-        return set()
-    return {
-        str(pk) for pk in User.objects.filter(pk__in=ids, is_bot=True).values_list("pk", flat=True)
-    }
-
-
-def schedule(table_id: int, version: int, due: list[tuple[int, float]]) -> None:
-    """Send the bots' tasks (called on commit)."""
-    from games.tasks import bot_act as task
-
-    for user_id, countdown in due:
-        task.apply_async(args=(table_id, user_id, version), countdown=countdown)
-
-
 # -- services ----------------------------------------------------------------------------------
 
 
-def _idle_bots(count: int) -> list[User]:
+def bots_idle(count: int) -> list[User]:
     """Up to ``count`` bots seated nowhere, locked (skipping any another transaction holds)."""
     seated = Seat.objects.values("user_id")
     return list(
@@ -270,29 +188,6 @@ def bot_fund(*, bot: User, room: Room) -> int:
 
 
 @transaction.atomic
-def bots_fill(*, room: Room, count: int) -> list[User]:
-    """Seat ``count`` bots in the room's free seats (and at its table), funding each from the
-    mint up to the entry minimum; returns them. Only where a person sits (else nothing
-    happens). The caller has checked ``count``; joining refuses (LobbyError) a full or closed
-    room, and nothing is written then."""
-    from lobby.services import room_join
-
-    if count <= 0:
-        return []
-    # The room first: the lock order of every lobby and table service.
-    Room.objects.select_for_update().filter(pk=room.pk).values_list("pk", flat=True).get()
-    if not Seat.objects.filter(room=room, user__is_bot=False).exists():
-        return []  # bots never sit without a person (they would leave at once)
-    bots = _idle_bots(count)
-    while len(bots) < count:
-        bots.append(bot_create())
-    for bot in bots:
-        bot_fund(bot=bot, room=room)
-        room_join(user=bot, room_id=room.pk, code=room.code or "")
-    return bots
-
-
-@transaction.atomic
 def bot_act(*, table_id: int, user_id: int, version: int) -> Transition | None:
     """Let the bot do what it has to do at the table, if it still has something to do.
 
@@ -306,16 +201,19 @@ def bot_act(*, table_id: int, user_id: int, version: int) -> Transition | None:
     room = Room.objects.select_for_update().get(pk=room_id)
     table = Table.objects.select_for_update().get(pk=table_id)
     state = TableState.from_dict(table.state)
+    if version > state.version:
+        return None
     bot = User.objects.filter(pk=user_id, is_bot=True).first()
-    if bot is None or version > state.version:
+    if bot is None:
         return None
     if TableEvent.objects.filter(
         table=table, version__gt=version, type__in=("round_start", "settled")
     ).exists():
         return None
     player = str(user_id)
-    action = bot_action(state, player=player, bots=bot_ids(s.player for s in state.seats))
+    action = bot_action(state, player=player)
     if action == READY:
+        bot_fund(bot=bot, room=room)  # the settlement may have left it short
         return table_services.table_ready(user=bot, room=room)
     if action == SPECIAL:
         return table_services.table_choose_special(
@@ -355,9 +253,8 @@ def bots_nudge() -> int:
     acted = 0
     for table_id, version, data in tables:
         state = TableState.from_dict(data)
-        bots = bot_ids(s.player for s in state.seats)
-        for player in sorted(bots):
-            if bot_action(state, player=player, bots=bots) is None:
+        for player in sorted(s.player for s in state.seats if s.bot):
+            if bot_action(state, player=player) is None:
                 continue
             try:
                 if bot_act(table_id=table_id, user_id=int(player), version=version) is not None:

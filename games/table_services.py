@@ -24,23 +24,37 @@ Check → lock → write → notify (STYLE.md):
 Locks are taken in one order: the room row, the table row, then the players' wallets
 (ascending id), then the house account inside ``ledger_post`` (the lobby's services lock the
 room before they sit at or leave its table, so room → table holds everywhere). A timeout
-task only asks: :func:`table_timeout` re-checks version, phase and deadline under the lock, so
-a duplicate, late or stale task does nothing, and one that arrives early is scheduled again
-for the stored deadline.
+task only asks: :func:`table_timeout` re-checks phase and deadline under the lock, so a
+duplicate, late or stale task does nothing, and one that arrives early is scheduled again for
+the stored deadline.
 
 Players are identified in the machine by ``str(user.pk)`` and sit at the position of their
 lobby seat (:class:`lobby.models.Seat`): the lobby decides who may sit where. When the table
 lets a player go (a ``left`` event: left between rounds, Ready timeout, or removed at
 settlement after an escape), the lobby seat is freed in the same transaction
-(:func:`lobby.services.seat_release`).
+(:data:`players_left`, below).
 
-Bot players (:mod:`games.bots`) use these same services. Two hooks in the common path: bots
-never stay at a table without people between rounds nor start a round among themselves
-(``lonely_bots_leave``), and on commit every bot given something to do gets its task.
+This module knows nothing of bots, of Celery or of the lobby's services; they listen:
+
+- :data:`players_left` is sent inside the transaction when the table lets players go
+  (:mod:`lobby.signals` frees their lobby seats in the same transaction);
+- :data:`timer_set` is sent on commit when a phase deadline is set or moved — one timer per
+  phase deadline, not per command (:mod:`games.tasks` schedules ``table_timeout``);
+- :data:`transition_committed` is sent on commit after every transition with events
+  (:mod:`games.tasks` gives every bot with something new to do its task: bots are ordinary
+  clients of these services).
+
+A phase that lasts no time (no deal or reveal pacing) ends in the same transaction as the
+command that began it, with no timer: the last Ready deals and begins the play, the last
+submission compares and settles.
+
+The hot path is cheap on purpose (``tests/games/test_query_budget.py`` counts its queries):
+two row locks, the wallet read only where coins matter, one UPDATE and one INSERT of events.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import time
@@ -51,7 +65,9 @@ from datetime import UTC, datetime
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
+from django.dispatch import Signal
+from django.utils import timezone
 
 from accounts.models import Account, AccountKind, TransactionKind, User
 from accounts.services import account_system_get_or_create, ledger_post
@@ -61,13 +77,20 @@ from games.rules.errors import RulesError
 from games.table import machine
 from games.table.errors import StaleTimeout, TableError
 from games.table.events import ALL, NOBODY, Event, Timer, Transition
-from games.table.state import LOBBY_PHASES, Json, Phase, TableState, arranged_json
+from games.table.state import Json, Phase, TableState, arranged_json
 from games.table.views import missed_events, snapshot_for
 from lobby.models import Room, Seat
 
 logger = logging.getLogger(__name__)
 
 Command = Callable[[TableState, float], Transition]
+
+# Inside the command's transaction: the table let these players go (``room_id``, ``user_ids``).
+players_left = Signal()
+# On commit: a phase deadline was set or moved (``table_id``, ``timer``).
+timer_set = Signal()
+# On commit, after the players' messages: ``table_id``, ``before``, ``after`` (states), ``now``.
+transition_committed = Signal()
 
 
 def _now() -> float:
@@ -94,18 +117,87 @@ def table_initial_state(*, room: Room) -> TableState:
 
 
 def table_for_room(*, room: Room) -> Table:
-    """The room's table, created empty on first use."""
-    table, _created = Table.objects.get_or_create(
-        room=room, defaults={"state": table_initial_state(room=room).to_dict()}
-    )
+    """The room's table, created empty on first use (the rules are read only then)."""
+    table = Table.objects.filter(room=room).first()
+    if table is None:
+        table, _created = Table.objects.get_or_create(
+            room=room, defaults={"state": table_initial_state(room=room).to_dict()}
+        )
     return table
+
+
+# The hot path's own SQL: locking the room and the table, saving the table and appending its
+# events run on every command, and the ORM's query building cost more CPU than the queries
+# themselves (docs/load-and-faults.md, "Capacity"). Plain statements that every backend runs
+# (FOR UPDATE only where the database has it), the values adapted by the backend.
+_TABLE = Table._meta.db_table
+_EVENT = TableEvent._meta.db_table
+_ROOM = Room._meta.db_table
+
+
+def _for_update() -> str:
+    return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
 def _locked(*, room: Room) -> Table:
     """The room's table, locked after its room (the lock order of the lobby's services)."""
-    Room.objects.select_for_update().filter(pk=room.pk).values_list("pk", flat=True).get()
-    table = table_for_room(room=room)
-    return Table.objects.select_for_update().get(pk=table.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM {_ROOM} WHERE id = %s{_for_update()}", [room.pk])
+        if cursor.fetchone() is None:
+            raise Room.DoesNotExist(f"no room {room.pk}")
+        cursor.execute(
+            f"SELECT id, state, version, phase, deadline FROM {_TABLE} WHERE room_id = %s"
+            f"{_for_update()}",
+            [room.pk],
+        )
+        row = cursor.fetchone()
+    if row is None:  # first use: create it, then lock it
+        return Table.objects.select_for_update().get(pk=table_for_room(room=room).pk)
+    pk, state, version, phase, deadline = row
+    table = Table(id=pk, room_id=room.pk, version=version, phase=phase)
+    table.state = json.loads(state) if isinstance(state, str | bytes) else state
+    return table
+
+
+def _save(table: Table, state: TableState, events: list[Event], positions: dict[str, int]) -> None:
+    """Store ``state`` in the locked ``table`` and append ``events`` to its log."""
+    ops = connection.ops
+    now = timezone.now()
+    table.state = state.to_dict()
+    table.version = state.version
+    table.phase = state.phase.value
+    table.deadline = _aware(state.deadline)
+    rows = [
+        (
+            table.pk,
+            e.version,
+            e.type,
+            positions.get(e.audience) if e.private else None,
+            e.audience if e.private else None,
+            ops.adapt_json_value(e.payload, None),
+            ops.adapt_datetimefield_value(now),
+        )
+        for e in events
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_TABLE} SET state = %s, version = %s, phase = %s, deadline = %s, "
+            "updated_at = %s WHERE id = %s",
+            [
+                ops.adapt_json_value(table.state, None),
+                table.version,
+                table.phase,
+                ops.adapt_datetimefield_value(table.deadline),
+                ops.adapt_datetimefield_value(now),
+                table.pk,
+            ],
+        )
+        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
+        cursor.execute(
+            f"INSERT INTO {_EVENT} (table_id, version, type, audience, recipient, payload, "
+            f"created_at) VALUES {values}",
+            [value for row in rows for value in row],
+        )
 
 
 def _position(*, state: TableState, user: User) -> int:
@@ -125,60 +217,71 @@ def _cards(value: object, what: str) -> tuple[Card, ...]:
 # -- the common path ---------------------------------------------------------------------------
 
 
-def _run(*, table: Table, command: Command, now: float) -> Transition:
-    """Apply ``command`` to the locked ``table``: deal if a round starts, save, log, settle,
-    and on commit notify and schedule. Returns the whole transition (deal included)."""
-    from games import bots as bot_players  # games.bots imports this module
-
-    before = TableState.from_dict(table.state)
+def _run(
+    *, table: Table, command: Command, now: float, before: TableState | None = None
+) -> Transition:
+    """Apply ``command`` to the locked ``table`` (whose state is ``before`` when the caller
+    has read it already): deal if a round starts, end the phases that last no time, save, log,
+    settle, and on commit notify and schedule. Returns the whole transition (deal included)."""
+    if before is None:
+        before = TableState.from_dict(table.state)
     transition = command(before, now)
     if not transition.events:
         return transition
-    bots = bot_players.bot_ids({s.player for s in (*before.seats, *transition.state.seats)})
-    if bots:
-        transition = bot_players.lonely_bots_leave(
-            before=before, transition=transition, command=command, bots=bots, now=now
-        )
     state, events = transition.state, list(transition.events)
-    if state.awaiting_deal:
-        dealt = _deal(table=table, state=state, now=now)
-        state, events = dealt.state, events + list(dealt.events)
+    compared = before  # the state the round is settled from (every seat's arrangement)
+    while True:
+        if state.awaiting_deal:
+            step = _deal(table=table, state=state, now=now)
+        elif _ends_now(state, now):
+            compared = state
+            balances = _balances(state) if state.phase is Phase.COMPARING else None
+            step = machine.timeout(
+                state, now=now, version=state.version, phase=state.phase, balances=balances
+            )
+        else:
+            break
+        state, events = step.state, events + list(step.events)
     if any(e.type == "settled" for e in events):
-        _settle(table=table, before=before, state=state, now=now)
+        _settle(table=table, compared=compared, state=state, now=now)
         after = _send_away_the_broke(table=table, state=state, now=now)
         state, events = after.state, events + list(after.events)
     transition = Transition(state, tuple(events))
 
-    table.state = state.to_dict()
-    table.version = state.version
-    table.phase = state.phase.value
-    table.deadline = _aware(state.deadline)
-    table.save(update_fields=["state", "version", "phase", "deadline", "updated_at"])
     positions = {s.player: s.position for s in (*before.seats, *state.seats)}
-    TableEvent.objects.bulk_create(
-        TableEvent(
-            table=table,
-            version=e.version,
-            type=e.type,
-            audience=positions.get(e.audience) if e.private else None,
-            recipient=e.audience if e.private else None,
-            payload=e.payload,
-        )
-        for e in events
-    )
-    _release_seats(table=table, events=events)
+    _save(table, state, events, positions)
+    left = [int(e.payload["player"]) for e in events if e.type == "left"]
+    if left:
+        players_left.send(sender=Table, room_id=table.room_id, user_ids=left)
 
     table_id = table.pk
     messages = _messages(events=events, players=positions)
     transaction.on_commit(lambda: _send(table_id, messages), robust=True)
     timer = transition.timer
-    if timer is not None:
-        transaction.on_commit(lambda: _schedule(table_id, timer), robust=True)
-    due = bot_players.bot_tasks(before=before, after=state, bots=bots, now=now) if bots else []
-    if due:
-        version = state.version
-        transaction.on_commit(lambda: bot_players.schedule(table_id, version, due), robust=True)
+    if timer is not None and (timer.phase, timer.at) != (before.phase, before.deadline):
+        transaction.on_commit(lambda: _set_timer(table_id, timer), robust=True)
+    transaction.on_commit(
+        lambda: transition_committed.send(
+            sender=Table, table_id=table_id, before=before, after=state, now=now
+        ),
+        robust=True,
+    )
     return transition
+
+
+# Phases that may last no time at all (no deal pacing, no reveal pacing).
+_INSTANT_PHASES = frozenset({Phase.DEALING, Phase.COMPARING})
+
+
+def _ends_now(state: TableState, now: float) -> bool:
+    """Whether the state's phase is already over (a phase of no duration)."""
+    return state.phase in _INSTANT_PHASES and state.deadline is not None and state.deadline <= now
+
+
+def _balances(state: TableState) -> dict[str, int]:
+    """The round's players' balances, their wallets locked (ascending id) for the settlement."""
+    ids = [int(s.player) for s in state.round_seats]
+    return {str(uid): a.balance for uid, a in _wallets(ids, lock=True).items()}
 
 
 def _deal(*, table: Table, state: TableState, now: float) -> Transition:
@@ -210,7 +313,7 @@ def _deal(*, table: Table, state: TableState, now: float) -> Transition:
     return dealt
 
 
-def _settle(*, table: Table, before: TableState, state: TableState, now: float) -> None:
+def _settle(*, table: Table, compared: TableState, state: TableState, now: float) -> None:
     """Move the coins of a settled round once, and store its breakdown and revealed deck."""
     round_ = Round.objects.select_for_update().get(table=table, number=state.round_no)
     if round_.settled_at is not None:
@@ -247,7 +350,7 @@ def _settle(*, table: Table, before: TableState, state: TableState, now: float) 
     round_.settled_at = _aware(now)
     round_.save(update_fields=["deck", "salt", "result", "balances", "settled_at", "transaction"])
 
-    seats = {s.position: s for s in before.round_seats}
+    seats = {s.position: s for s in compared.round_seats}
     rows = {rp.position: rp for rp in round_.players.all()}
     for p in players:
         seat, row = seats[p["position"]], rows[p["position"]]
@@ -264,22 +367,16 @@ def _settle(*, table: Table, before: TableState, state: TableState, now: float) 
 def _send_away_the_broke(*, table: Table, state: TableState, now: float) -> Transition:
     """After a settlement, every person left with fewer coins than the room's entry minimum
     goes back to the room list (a ``left`` event with reason ``insufficient_coins``, the
-    minimum and the balance), so that nobody plays on without covering their losses; a bot
-    short of it is funded again from the mint (``games.bots.bot_fund``), as when it sat down.
-    The wallets were locked by the settling timeout."""
-    from games import bots as bot_players  # games.bots imports this module
-
-    room = Room.objects.get(pk=table.room_id)
-    minimum = room.entry_minimum
-    wallets = _wallets([int(s.player) for s in state.seats], lock=False)
-    bots = bot_players.bot_ids(s.player for s in state.seats)
+    minimum and the balance), so that nobody plays on without covering their losses. Bots are
+    funded by the house before they press Ready (``games.bots``). The wallets were locked for
+    the settlement."""
+    minimum = Room.objects.filter(pk=table.room_id).values_list("entry_minimum", flat=True).get()
+    people = [s for s in state.seats if not s.bot]
+    wallets = _wallets([int(s.player) for s in people], lock=False)
     events: list[Event] = []
-    for seat in state.seats:
+    for seat in people:
         balance = wallets[int(seat.player)].balance
         if balance >= minimum:
-            continue
-        if seat.player in bots:
-            bot_players.bot_fund(bot=User.objects.get(pk=int(seat.player)), room=room)
             continue
         sent = machine.dismiss(
             state,
@@ -293,31 +390,17 @@ def _send_away_the_broke(*, table: Table, state: TableState, now: float) -> Tran
     return Transition(state, tuple(events))
 
 
-def _release_seats(*, table: Table, events: list[Event]) -> None:
-    """Free the lobby seat of every player the table let go."""
-    left = [int(e.payload["player"]) for e in events if e.type == "left"]
-    if not left:
-        return
-    from lobby.services import seat_release  # lobby.services imports this module
-
-    room = Room.objects.get(pk=table.room_id)
-    for user_id in left:
-        seat_release(room=room, user_id=user_id)
-
-
 def _wallets(user_ids: list[int], *, lock: bool) -> dict[int, Account]:
     """The players' wallets by user id, created if missing, locked in ascending id if asked."""
-    missing = set(user_ids) - set(
-        Account.objects.filter(user_id__in=user_ids, kind=AccountKind.WALLET).values_list(
-            "user_id", flat=True
-        )
-    )
-    for user_id in sorted(missing):
-        Account.objects.get_or_create(user_id=user_id, defaults={"kind": AccountKind.WALLET})
     query = Account.objects.filter(user_id__in=user_ids, kind=AccountKind.WALLET).order_by("pk")
     if lock:
         query = query.select_for_update()
-    return {a.user_id: a for a in query}
+    found = {a.user_id: a for a in query}
+    if len(found) < len(set(user_ids)):  # rare: a wallet was never made
+        for user_id in sorted(set(user_ids) - set(found)):
+            Account.objects.get_or_create(user_id=user_id, defaults={"kind": AccountKind.WALLET})
+        found = {a.user_id: a for a in query.all()}
+    return found
 
 
 # -- notification (after commit) ---------------------------------------------------------------
@@ -342,20 +425,25 @@ def _messages(*, events: list[Event], players: Iterable[str]) -> dict[str, Json]
 
 
 def _send(table_id: int, messages: dict[str, Json]) -> None:
+    """Publish each player's message to its group: one trip to the event loop for them all."""
     layer = get_channel_layer()
     if layer is None:
         return
-    for player, message in messages.items():
-        async_to_sync(layer.group_send)(table_player_group(table_id, player), message)
+
+    async def publish() -> None:
+        for player, message in messages.items():
+            await layer.group_send(table_player_group(table_id, player), message)
+
+    async_to_sync(publish)()
 
 
-def _schedule(table_id: int, timer: Timer) -> None:
-    from games.tasks import table_timeout as task
+def _set_timer(table_id: int, timer: Timer) -> None:
+    timer_set.send(sender=Table, table_id=table_id, timer=timer)
 
-    task.apply_async(
-        args=(table_id, timer.version, timer.phase.value),
-        countdown=max(0.0, timer.at - _now()),
-    )
+
+def timer_countdown(timer: Timer) -> float:
+    """Seconds from now to ``timer``'s deadline (0 when it has passed)."""
+    return max(0.0, timer.at - _now())
 
 
 # -- the services ------------------------------------------------------------------------------
@@ -370,7 +458,9 @@ def table_sit(*, user: User, room: Room) -> Transition:
     table = _locked(room=room)
     return _run(
         table=table,
-        command=lambda s, now: machine.sit(s, player=str(user.pk), position=position, now=now),
+        command=lambda s, now: machine.sit(
+            s, player=str(user.pk), position=position, now=now, bot=user.is_bot
+        ),
         now=_now(),
     )
 
@@ -378,9 +468,13 @@ def table_sit(*, user: User, room: Room) -> Transition:
 def _seat_service(*, user: User, room: Room, command: Callable[..., Transition]) -> Transition:
     """Run a command that takes only the user's seat position."""
     table = _locked(room=room)
-    position = _position(state=TableState.from_dict(table.state), user=user)
+    state = TableState.from_dict(table.state)
+    position = _position(state=state, user=user)
     return _run(
-        table=table, command=lambda s, now: command(s, position=position, now=now), now=_now()
+        table=table,
+        command=lambda s, now: command(s, position=position, now=now),
+        now=_now(),
+        before=state,
     )
 
 
@@ -393,7 +487,8 @@ def table_ready(*, user: User, room: Room) -> Transition:
     balance and wins are not, so nobody may play a round without covering it (RULES.md §7.4).
     """
     table = _locked(room=room)
-    position = _position(state=TableState.from_dict(table.state), user=user)
+    state = TableState.from_dict(table.state)
+    position = _position(state=state, user=user)
     minimum = room.entry_minimum  # fixed when the room opened
     balance = _wallets([user.pk], lock=True)[user.pk].balance
     if balance < minimum:
@@ -404,7 +499,10 @@ def table_ready(*, user: User, room: Room) -> Transition:
             balance=balance,
         )
     return _run(
-        table=table, command=lambda s, now: machine.ready(s, position=position, now=now), now=_now()
+        table=table,
+        command=lambda s, now: machine.ready(s, position=position, now=now),
+        now=_now(),
+        before=state,
     )
 
 
@@ -433,11 +531,13 @@ def table_disconnect(*, user: User, room: Room, connection: str | None = None) -
         current = cache.get(_connection_key(table, user))
         if current is not None and current != connection:
             raise TableError("not_current_connection", "a newer connection of this player is open")
-    position = _position(state=TableState.from_dict(table.state), user=user)
+    state = TableState.from_dict(table.state)
+    position = _position(state=state, user=user)
     return _run(
         table=table,
         command=lambda s, now: machine.disconnect(s, position=position, now=now),
         now=_now(),
+        before=state,
     )
 
 
@@ -448,11 +548,13 @@ def table_reconnect(*, user: User, room: Room, connection: str | None = None) ->
     table = _locked(room=room)
     if connection is not None:
         cache.set(_connection_key(table, user), connection, CONNECTION_SECONDS)
-    position = _position(state=TableState.from_dict(table.state), user=user)
+    state = TableState.from_dict(table.state)
+    position = _position(state=state, user=user)
     return _run(
         table=table,
         command=lambda s, now: machine.reconnect(s, position=position, now=now),
         now=_now(),
+        before=state,
     )
 
 
@@ -460,13 +562,15 @@ def table_reconnect(*, user: User, room: Room, connection: str | None = None) ->
 def table_choose_special(*, user: User, room: Room, play_special: bool) -> Transition:
     """Answer whether to play the special hand (RULES.md §5.1)."""
     table = _locked(room=room)
-    position = _position(state=TableState.from_dict(table.state), user=user)
+    state = TableState.from_dict(table.state)
+    position = _position(state=state, user=user)
     return _run(
         table=table,
         command=lambda s, now: machine.choose_special(
             s, position=position, play_special=play_special, now=now
         ),
         now=_now(),
+        before=state,
     )
 
 
@@ -478,13 +582,15 @@ def table_submit(
     wrong count raises TableError and changes nothing."""
     rows = _cards(front, "front"), _cards(middle, "middle"), _cards(back, "back")
     table = _locked(room=room)
-    position = _position(state=TableState.from_dict(table.state), user=user)
+    state = TableState.from_dict(table.state)
+    position = _position(state=state, user=user)
     return _run(
         table=table,
         command=lambda s, now: machine.submit(
             s, position=position, front=rows[0], middle=rows[1], back=rows[2], now=now
         ),
         now=_now(),
+        before=state,
     )
 
 
@@ -492,22 +598,28 @@ def table_submit(
 def table_save_draft(*, user: User, room: Room, draft: Json) -> Transition:
     """Keep the player's partial arrangement (a small JSON object) for a reconnect."""
     table = _locked(room=room)
-    position = _position(state=TableState.from_dict(table.state), user=user)
+    state = TableState.from_dict(table.state)
+    position = _position(state=state, user=user)
     return _run(
         table=table,
         command=lambda s, now: machine.save_draft(s, position=position, draft=draft, now=now),
         now=_now(),
+        before=state,
     )
 
 
 @transaction.atomic
-def table_timeout(*, table_id: int, version: int, phase: str) -> Transition | None:
-    """Act on the deadline scheduled for ``version`` and ``phase`` if it is still the table's.
+def table_timeout(
+    *, table_id: int, version: int, phase: str, deadline: float | None = None
+) -> Transition | None:
+    """Act on a deadline if it is still the table's.
 
-    Stale (the table moved on), duplicate or missing tables: nothing happens. Early: nothing
-    happens now and the task is scheduled again for the stored deadline. At the end of the
-    comparison the players' wallets are locked (ascending id) and their balances settle the
-    round.
+    A phase deadline's timer gives ``deadline``: it holds while the table is in ``phase`` with
+    that deadline, whatever commands came in between. Without ``deadline`` the timer holds
+    only at ``version``. Stale (the table moved on), duplicate or missing tables: nothing
+    happens. Early: nothing happens now and the timer is set again for the stored deadline.
+    At the end of the comparison the players' wallets are locked (ascending id) and their
+    balances settle the round.
     """
     room_id = Table.objects.filter(pk=table_id).values_list("room_id", flat=True).first()
     if room_id is None:
@@ -515,37 +627,26 @@ def table_timeout(*, table_id: int, version: int, phase: str) -> Transition | No
     Room.objects.select_for_update().filter(pk=room_id).values_list("pk", flat=True).get()
     table = Table.objects.select_for_update().get(pk=table_id)
     state = TableState.from_dict(table.state)
+    if deadline is not None and phase == state.phase and deadline == state.deadline:
+        version = state.version
     now = _now()
     balances = None
     if state.phase is Phase.COMPARING and phase == state.phase and version == state.version:
-        ids = [int(s.player) for s in state.round_seats]
-        balances = {str(uid): a.balance for uid, a in _wallets(ids, lock=True).items()}
+        balances = _balances(state)
     try:
         machine.verify_timeout(state, now=now, version=version, phase=phase, balances=balances)
     except StaleTimeout as exc:
         if exc.code == "early_timeout" and state.deadline is not None:
             timer = Timer(state.version, state.phase, state.deadline)
-            transaction.on_commit(lambda: _schedule(table_id, timer), robust=True)
+            transaction.on_commit(lambda: _set_timer(table_id, timer), robust=True)
         return Transition(state)
-    from games import bots as bot_players  # games.bots imports this module
-
-    bots = bot_players.bot_ids(s.player for s in state.seats) if phase in LOBBY_PHASES else set()
-
-    def command(s: TableState, at: float) -> Transition:
-        # Bots press Ready before a Ready deadline removes whoever is not ready.
-        first = bot_players.bots_ready_at_deadline(s, bots=bots, now=at) if bots else None
-        if first is None or not first.events:
-            # ``s.version``: the timeout was verified above; ``s`` may be ``state`` with the
-            # bots gone (games.bots.lonely_bots_leave replays this command without them).
-            return machine.timeout(s, now=at, version=s.version, phase=phase, balances=balances)
-        if first.state.awaiting_deal or first.state.phase not in LOBBY_PHASES:
-            return first
-        rest = machine.timeout(
-            first.state, now=at, version=first.state.version, phase=phase, balances=balances
-        )
-        return Transition(rest.state, first.events + rest.events)
-
-    return _run(table=table, command=command, now=now)
+    return _run(
+        table=table,
+        command=lambda s, at: machine.timeout(
+            s, now=at, version=s.version, phase=phase, balances=balances
+        ),
+        now=now,
+    )
 
 
 def table_event(row: TableEvent) -> Event:

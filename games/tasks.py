@@ -1,26 +1,35 @@
 """Celery tasks of the table: thin. A timer only asks; the game decides.
 
-``table_timeout`` is scheduled on commit for every deadline (``countdown``); the service
-re-checks phase, version and deadline under the table's lock, so a task that runs twice, late,
-or after the table moved on does nothing. ``sweep_deadlines`` runs every few seconds (Celery
-beat) and asks again for any deadline overdue by more than ``SWEEP_GRACE_SECONDS``, in case
-its task was lost, and nudges bot players whose task was lost (``games.bots.bots_nudge``).
+The table's services know nothing of Celery; :func:`connect` (called when the app is ready)
+makes this module listen to their signals:
 
-``bot_act`` is scheduled on commit, with a human-like countdown, for every bot player given
-something to do; ``games.bots.bot_act`` re-checks under the table's lock, so a duplicate or
-late task does nothing.
+- ``timer_set`` (on commit, when a phase deadline is set or moved): one ``table_timeout`` task
+  with a countdown to that deadline, naming the phase and the deadline. The service re-checks
+  phase and deadline under the table's lock, so a task that runs twice, late, or after the
+  table moved on does nothing, and an early one is set again.
+- ``transition_committed`` (on commit of every transition): a ``bot_act`` task, with a
+  human-like countdown, for every bot given something new to do (``games.bots.bot_tasks``);
+  ``games.bots.bot_act`` re-checks under the table's lock, so a duplicate or late task does
+  nothing. Tables without bots cost nothing here.
+
+``sweep_deadlines`` runs every few seconds (Celery beat) and asks again for any deadline
+overdue by more than ``SWEEP_GRACE_SECONDS``, in case its task was lost, and nudges bot
+players whose task was lost (``games.bots.bots_nudge``).
 """
 
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 from celery import shared_task
 from django.utils import timezone
 
 from games import bots, table_services
 from games.models import Table
+from games.table.events import Timer
+from games.table.state import TableState
 
 logger = logging.getLogger(__name__)
 
@@ -29,8 +38,8 @@ SWEEP_BATCH = 100
 
 
 @shared_task(name="games.tasks.table_timeout", ignore_result=True)
-def table_timeout(table_id: int, version: int, phase: str) -> None:
-    table_services.table_timeout(table_id=table_id, version=version, phase=phase)
+def table_timeout(table_id: int, version: int, phase: str, deadline: float | None = None) -> None:
+    table_services.table_timeout(table_id=table_id, version=version, phase=phase, deadline=deadline)
 
 
 @shared_task(name="games.tasks.bot_act", ignore_result=True)
@@ -57,3 +66,29 @@ def sweep_deadlines() -> int:
     except Exception:
         logger.exception("nudging the bots failed")
     return len(overdue)
+
+
+# -- listening to the table's services ---------------------------------------------------------
+
+
+def schedule_timer(*, table_id: int, timer: Timer, **_: Any) -> None:
+    """The phase deadline's one timer task."""
+    table_timeout.apply_async(
+        args=(table_id, timer.version, timer.phase.value, timer.at),
+        countdown=table_services.timer_countdown(timer),
+    )
+
+
+def schedule_bots(
+    *, table_id: int, before: TableState, after: TableState, now: float, **_: Any
+) -> None:
+    """A task for every bot given something new to do by this transition."""
+    if not any(s.bot for s in after.seats):
+        return
+    for user_id, countdown in bots.bot_tasks(before=before, after=after, now=now):
+        bot_act.apply_async(args=(table_id, user_id, after.version), countdown=countdown)
+
+
+def connect() -> None:
+    table_services.timer_set.connect(schedule_timer, dispatch_uid="games.tasks.timer")
+    table_services.transition_committed.connect(schedule_bots, dispatch_uid="games.tasks.bots")

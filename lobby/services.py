@@ -54,6 +54,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import wallet_balance
+from games import bots as games_bots
 from games import table_services
 from games.models import RuleConfiguration
 from games.rules.config import RuleConfig
@@ -308,7 +309,7 @@ def room_create(
 
     The creator must not be seated elsewhere, must have the room's entry minimum, fewer than
     LOBBY_MAX_OPEN_ROOMS open rooms and room creations left ("lobby.room_create"). `bots`
-    (0 to seats - 1) bot players take the next seats (`games.bots.bots_fill`).
+    (0 to seats - 1) bot players take the next seats (`bots_fill`).
     """
     name = _checked_name(name)
     base_score = _checked_base_score(base_score)
@@ -326,10 +327,29 @@ def room_create(
     _sit(room=room, user=owner, position=0)
     _notify(event=ROOM_CREATED, room=room)
     if bots:
-        from games.bots import bots_fill  # games.bots seats bots through this module
-
         bots_fill(room=room, count=bots)
     return room
+
+
+@transaction.atomic
+def bots_fill(*, room: Room, count: int) -> list[User]:
+    """Seat ``count`` bots in the room's free seats (and at its table), funding each from the
+    mint up to the entry minimum; returns them. Only where a person sits (else nothing
+    happens). The caller has checked ``count``; joining refuses (LobbyError) a full or closed
+    room, and nothing is written then."""
+    if count <= 0:
+        return []
+    # The room first: the lock order of every lobby and table service.
+    Room.objects.select_for_update().filter(pk=room.pk).values_list("pk", flat=True).get()
+    if not Seat.objects.filter(room=room, user__is_bot=False).exists():
+        return []  # bots never sit without a person (they would leave at once)
+    bots = games_bots.bots_idle(count)
+    while len(bots) < count:
+        bots.append(games_bots.bot_create())
+    for bot in bots:
+        games_bots.bot_fund(bot=bot, room=room)
+        room_join(user=bot, room_id=room.pk, code=room.code or "")
+    return bots
 
 
 @transaction.atomic

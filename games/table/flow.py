@@ -32,9 +32,23 @@ def refresh_ready_deadline(step: Step) -> None:
     step.set(deadline=min(pending, default=None))
 
 
+def house_leaves_alone(step: Step) -> None:
+    """Between rounds, bots never stay at a table without a person, so they never play a round
+    among themselves: when no person is seated, every bot leaves (reason ``left``). During a
+    round they stay and finish it, and leave at its settlement if no person is left."""
+    state = step.state
+    if state.phase not in LOBBY_PHASES or any(not s.bot for s in state.seats):
+        return
+    for s in state.seats:
+        step.remove_seat(s.position)
+        step.emit("left", {"position": s.position, "player": s.player, "reason": "left"})
+
+
 def lobby_changed(step: Step, now: float) -> None:
-    """After a change between rounds: start the round if everyone is ready, else keep the
-    Ready deadline current; a settled table with nobody left to wait for is waiting again."""
+    """After a change between rounds: bots alone leave, the round starts if everyone is ready,
+    else the Ready deadline is kept current; a settled table with nobody left to wait for is
+    waiting again."""
+    house_leaves_alone(step)
     maybe_start(step, now)
     if step.state.phase not in LOBBY_PHASES:
         return
@@ -236,13 +250,25 @@ def settle(step: Step, now: float, balances: Mapping[str, int]) -> None:
 
 
 def ready_timeout(step: Step, now: float) -> None:
-    """Players who did not press Ready in time go back to the room list (RULES.md §8.1)."""
+    """Players who did not press Ready in time go back to the room list (RULES.md §8.1).
+
+    Bots only wait for the people, so at a Ready deadline every bot not yet ready presses
+    Ready first: a bot never holds up a table, nor goes back to the room list."""
+    house_leaves_alone(step)
+    for s in step.state.seats:
+        if s.bot and not s.ready:
+            step.update_seat(s.position, ready=True, ready_deadline=None)
+            step.emit("ready", {"position": s.position})
+    maybe_start(step, now)
+    if step.state.phase not in LOBBY_PHASES:
+        return
     for s in step.state.seats:
         if not s.ready and s.ready_deadline is not None and s.ready_deadline <= now:
             step.remove_seat(s.position)
             step.emit(
                 "left", {"position": s.position, "player": s.player, "reason": "ready_timeout"}
             )
+    house_leaves_alone(step)
     was_settled = step.state.phase is Phase.SETTLED
     if was_settled:
         step.set(phase=Phase.WAITING, phase_started_at=now)

@@ -119,13 +119,18 @@ def verify_sit(state: TableState, *, player: str, position: int) -> None:
         raise TableError("seat_taken", f"seat {position} is taken", position=position)
 
 
-def sit(state: TableState, *, player: str, position: int, now: float) -> Transition:
+def sit(
+    state: TableState, *, player: str, position: int, now: float, bot: bool = False
+) -> Transition:
     """Take a free seat. Between rounds the Ready clock starts now; during a round the new
-    player waits for the next one (its clock starts at settlement)."""
+    player waits for the next one (its clock starts at settlement). ``bot``: a house player
+    (see :class:`SeatState`)."""
     verify_sit(state, player=player, position=position)
     step = Step(state)
     deadline = now + state.config.ready_seconds if state.phase in LOBBY_PHASES else None
-    step.add_seat(SeatState(player, position, ready_deadline=deadline, since=state.version + 1))
+    step.add_seat(
+        SeatState(player, position, ready_deadline=deadline, since=state.version + 1, bot=bot)
+    )
     step.emit("seated", {"position": position, "player": player, "ready_deadline": deadline})
     flow.lobby_changed(step, now)
     return step.done()

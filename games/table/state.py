@@ -12,12 +12,13 @@ going round the table in increasing position is counter-clockwise (RULES.md §8)
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from games.rules.cards import Card, format_cards, parse_cards
+from games.rules.cards import _BY_TEXT, Card, format_cards, parse_cards
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.scoring import Arranged
 
@@ -56,6 +57,8 @@ class SeatState:
     ``since``: the table version of the player's ``seated`` event. A connection of this player
     is never given anything logged before it (a previous occupant's events, or this player's
     own from an earlier stay at the table).
+    ``bot``: a house player (a bot), which never plays without a person at the table
+    (:func:`games.table.flow.house_leaves_alone`) and presses Ready at a Ready deadline.
     """
 
     player: str
@@ -74,6 +77,7 @@ class SeatState:
     auto: str | None = None
     draft: Json | None = None
     since: int = 0
+    bot: bool = False
 
     @property
     def declared(self) -> bool:
@@ -108,6 +112,7 @@ class SeatState:
             "auto": self.auto,
             "draft": self.draft,
             "since": self.since,
+            "bot": self.bot,
         }
 
     @classmethod
@@ -124,13 +129,14 @@ class SeatState:
             hosted=bool(data["hosted"]),
             escaped=bool(data["escaped"]),
             left=bool(data["left"]),
-            hand=None if hand is None else parse_cards(hand, count=13),
+            hand=None if hand is None else _stored_cards(hand, 13, "hand"),
             special=data["special"],
             special_choice=data["special_choice"],
             arrangement=None if arrangement is None else parse_arranged(arrangement),
             auto=data["auto"],
             draft=data["draft"],
             since=int(data.get("since", 0)),
+            bot=bool(data.get("bot", False)),
         )
 
 
@@ -190,7 +196,7 @@ class TableState:
     def to_dict(self) -> Json:
         return {
             "capacity": self.capacity,
-            "config": self.config.to_dict(),
+            "config": _config_dict(self.config),
             "version": self.version,
             "phase": self.phase.value,
             "round_no": self.round_no,
@@ -210,7 +216,7 @@ class TableState:
         deck = data["deck"]
         return cls(
             capacity=int(data["capacity"]),
-            config=RuleConfig.from_dict(data["config"]),
+            config=_stored_config(data["config"]),
             version=int(data["version"]),
             phase=Phase(data["phase"]),
             round_no=int(data["round_no"]),
@@ -221,9 +227,47 @@ class TableState:
             start_seat=data["start_seat"],
             commitment=data["commitment"],
             salt=data["salt"],
-            deck=None if deck is None else parse_cards(deck, count=52, what="deck"),
+            deck=None if deck is None else _stored_cards(deck, 52, "deck"),
             result=data["result"],
         )
+
+
+# Reading a stored state is on every table command's path, so it is cheap: a configuration
+# already seen is not parsed again (a table keeps its rules), and stored cards are looked up
+# rather than parsed (the machine wrote them; anything else still raises).
+_CONFIGS: list[tuple[Json, RuleConfig]] = []  # most recent first
+_CONFIG_DICTS: dict[RuleConfig, Json] = {}
+_CONFIG_CACHE_SIZE = 32
+
+
+def _stored_config(data: Json) -> RuleConfig:
+    for index, (seen, config) in enumerate(_CONFIGS):
+        if seen == data:
+            if index:
+                _CONFIGS.insert(0, _CONFIGS.pop(index))
+            return config
+    config = RuleConfig.from_dict(data)
+    _CONFIGS.insert(0, (copy.deepcopy(data), config))
+    del _CONFIGS[_CONFIG_CACHE_SIZE:]
+    return config
+
+
+def _config_dict(config: RuleConfig) -> Json:
+    """``config.to_dict()``, computed once per configuration. Shared: never mutated (it is
+    only serialised into the stored state)."""
+    data = _CONFIG_DICTS.get(config)
+    if data is None:
+        if len(_CONFIG_DICTS) >= _CONFIG_CACHE_SIZE:
+            _CONFIG_DICTS.clear()
+        data = _CONFIG_DICTS[config] = config.to_dict()
+    return data
+
+
+def _stored_cards(texts: Any, count: int, what: str) -> tuple[Card, ...]:
+    cards = tuple(_BY_TEXT.get(t) for t in texts) if isinstance(texts, list) else ()
+    if len(cards) == count and None not in cards and len(set(cards)) == count:
+        return cards  # type: ignore[return-value]
+    return parse_cards(texts, count=count, what=what)  # raises with the reason
 
 
 def _float(value: Any) -> float | None:
@@ -240,7 +284,7 @@ def arranged_json(arranged: Arranged) -> Json:
 
 def parse_arranged(data: Mapping[str, Any]) -> Arranged:
     return Arranged(
-        parse_cards(data["front"], count=3, what="front"),
-        parse_cards(data["middle"], count=5, what="middle"),
-        parse_cards(data["back"], count=5, what="back"),
+        _stored_cards(data["front"], 3, "front"),
+        _stored_cards(data["middle"], 5, "middle"),
+        _stored_cards(data["back"], 5, "back"),
     )

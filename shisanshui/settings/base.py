@@ -97,7 +97,7 @@ SQLITE_PATH = Path(env_str("SQLITE_PATH") or BASE_DIR / "db.sqlite3")
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{SQLITE_PATH}",
-        conn_health_checks=True,
+        conn_health_checks=env_bool("DB_HEALTH_CHECKS", True),
     ),
 }
 # Keep connections open between requests (checked before reuse): daphne runs every database

@@ -23,14 +23,16 @@ from lobby.services import room_create, room_join
 
 SIGNUP_COINS = 100_000
 
-# The shortest clocks the engine allows, with no deal or reveal pacing: a round that nobody
-# plays ends ~arrange_seconds after the last Ready.
+# The shortest clocks the engine allows, and the shortest deal and reveal that still take a
+# moment (1 ms per card), so that a test can look at the dealing and comparing phases (with
+# no pacing at all those phases end in the same transaction: tests/games/test_query_budget.py):
+# a round that nobody plays ends ~arrange_seconds after the last Ready.
 FAST_RULES = {
     "ready_seconds": 60,
     "special_choice_seconds": 1,
     "arrange_seconds": 2,
-    "deal_interval_ms": 0,
-    "reveal_interval_ms": 0,
+    "deal_interval_ms": 1,
+    "reveal_interval_ms": 1,
 }
 
 

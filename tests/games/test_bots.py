@@ -32,7 +32,14 @@ from games.table import machine
 from games.table.state import Phase, SeatState, TableState
 from lobby.errors import InvalidBotCount, LobbyError
 from lobby.models import Room, Seat
-from lobby.services import room_close, room_create, room_join, room_leave, room_quick_join
+from lobby.services import (
+    bots_fill,
+    room_close,
+    room_create,
+    room_join,
+    room_leave,
+    room_quick_join,
+)
 from tests.games.table_helpers import (
     FAST_RULES,
     fast_rules,
@@ -79,7 +86,7 @@ def bots_in(room: Room) -> list[User]:
 
 def bot_players(room: Room) -> set[str]:
     state = state_of(room)
-    return bots.bot_ids(s.player for s in state.seats)
+    return {s.player for s in state.seats if s.bot}
 
 
 def drive_bots(room: Room) -> int:
@@ -89,7 +96,7 @@ def drive_bots(room: Room) -> int:
     for _ in range(20):
         state = state_of(room)
         ids = bot_players(room)
-        pending = [p for p in sorted(ids) if bots.bot_action(state, player=p, bots=ids)]
+        pending = [p for p in sorted(ids) if bots.bot_action(state, player=p)]
         if not pending:
             return acted
         for player in pending:
@@ -201,7 +208,7 @@ def test_bots_never_sit_without_a_person(world: World) -> None:
     room = bot_room(alice, seats=3, count=0)
     room_leave(user=alice)
 
-    assert bots.bots_fill(room=room, count=2) == []
+    assert bots_fill(room=room, count=2) == []
     assert Seat.objects.filter(room=room).count() == 0
     assert not User.objects.filter(is_bot=True).exists()
 
@@ -292,16 +299,19 @@ def test_one_person_and_three_bots_play_a_round_that_settles_once(world: World) 
     room.refresh_from_db()
     for user_id, balance in before.items():
         user = User.objects.get(pk=user_id)
-        after = balance + net[user_id]
-        # A bot left short of the entry minimum is funded again, as when it sat down (a
-        # person would be sent back to the room list: tests/games/test_entry_minimum.py).
-        expected = max(after, room.entry_minimum) if user.is_bot else after
-        assert wallet_balance(user=user) == expected
+        assert wallet_balance(user=user) == balance + net[user_id]
     assert ledger_audit().ok and total_coins() == 0
     state = state_of(room)
     assert state.phase is Phase.SETTLED and len(state.seats) == 4
     # Settled: the bots wait for the person again.
     assert drive_bots(room) == 0
+    # A bot left short of the entry minimum is funded again before it presses Ready, as when it
+    # sat down (a person would be sent back to the room list: tests/games/test_entry_minimum.py).
+    table_services.table_ready(user=alice, room=room)
+    assert drive_bots(room) == 3
+    for bot in seated:
+        assert wallet_balance(user=bot) >= room.entry_minimum
+    assert ledger_audit().ok and total_coins() == 0
 
 
 def test_bot_tasks_are_scheduled_well_before_the_deadlines(world: World, settings: Any) -> None:
@@ -400,27 +410,21 @@ def test_bots_alone_never_start_a_round_even_when_they_pressed_ready(world: Worl
     assert state_of(room).seats == () and state_of(room).phase is Phase.WAITING
 
 
-def test_the_leaving_bots_go_ready_first_so_no_round_starts_on_the_way() -> None:
+def test_bots_left_alone_leave_so_no_round_starts_among_them() -> None:
     config = RuleConfig.from_dict(FAST_RULES, base=DEFAULT_CONFIG)
     before = TableState(
         capacity=4,
         config=config,
         seats=(
-            SeatState("1", 0, ready=True),
-            SeatState("2", 1, ready=False, ready_deadline=50.0),
-            SeatState("3", 2, ready=True),
+            SeatState("1", 0, ready=True, bot=True),
+            SeatState("2", 1, ready=True, bot=True),
+            SeatState("3", 2, ready=True, bot=True),
             SeatState("9", 3, ready=False, ready_deadline=50.0),
         ),
     )
-    ids = {"1", "2", "3"}
 
-    def command(state: TableState, now: float) -> Any:
-        return machine.leave(state, position=3, now=now)
-
-    plain = command(before, 10.0)
-    fixed = bots.lonely_bots_leave(
-        before=before, transition=plain, command=command, bots=ids, now=10.0
-    )
+    # The last person leaves while every bot is ready: without the rule, a round would start.
+    fixed = machine.leave(before, position=3, now=10.0)
 
     assert fixed.state.seats == () and fixed.state.phase is Phase.WAITING
     assert [e.type for e in fixed.events].count("left") == 4

@@ -147,9 +147,9 @@ def test_a_full_round_deals_settles_once_and_reveals_the_deck(
     assert round_.config == state_of(room).config.to_dict()
     assert round_.config["base_score"] == 10
     assert RoundPlayer.objects.filter(round=round_).count() == 2
-    # The deal's timer was scheduled on commit, for the dealing phase at the current version.
+    # The deal's timer was scheduled on commit, for the dealing phase and its deadline.
     last = world.scheduled[-1]
-    assert last["args"] == (table.pk, table.version, "dealing")
+    assert last["args"] == (table.pk, table.version, "dealing", state_of(room).deadline)
     assert 0 < last["countdown"] <= 60
 
     to_arranging(world, room, players)
@@ -291,9 +291,39 @@ def test_stale_and_early_timeouts_do_nothing(
     assert TableEvent.objects.count() == events
     # An early task is scheduled again for the stored deadline.
     assert world.scheduled[scheduled:] == [
-        {"args": (table.pk, state.version, "arranging"), "countdown": 5.0}
+        {"args": (table.pk, state.version, "arranging", state.deadline), "countdown": 5.0}
     ]
     assert table_services.table_timeout(table_id=0, version=1, phase="waiting") is None
+
+
+def test_one_timer_per_phase_deadline_holds_across_the_commands_in_between(
+    world: World, room: Room, players: tuple[User, User]
+) -> None:
+    alice, bob = players
+    start_round(room, players)
+    state = to_arranging(world, room, players)
+    timers = [t["args"] for t in world.scheduled if t["args"][2] == "arranging"]
+    assert len(timers) == 1  # set once, when the phase began
+    table_id, version, phase, deadline = timers[0]
+    assert deadline == state.arrange_deadline
+
+    submit_best(room, alice)  # a new version, the same deadline: no new timer
+    assert [t["args"] for t in world.scheduled if t["args"][2] == "arranging"] == timers
+    assert state_of(room).version > version
+
+    events = TableEvent.objects.count()
+    world.clock = deadline + 1
+    # A timer for another deadline of the same phase is stale.
+    table_services.table_timeout(
+        table_id=table_id, version=version, phase=phase, deadline=deadline - 1
+    )
+    assert TableEvent.objects.count() == events
+    # The phase's own timer still holds although the version moved on: Bob is played for.
+    table_services.table_timeout(table_id=table_id, version=version, phase=phase, deadline=deadline)
+    after = state_of(room)
+    assert after.phase is Phase.COMPARING
+    bob_seat = after.seat_of(str(bob.pk))
+    assert bob_seat is not None and bob_seat.auto == "timeout"
 
 
 def test_the_arrange_timeout_submits_for_everyone_still_arranging(

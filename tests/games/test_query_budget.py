@@ -1,0 +1,119 @@
+"""Query budgets of the table's hot path (like Zulip's): every command of a round, counted, and
+the phases of no duration (no deal or reveal pacing) ended in the command that began them.
+
+A budget that grows fails here first; lower it when the path gets cheaper. BEGIN and COMMIT
+(or SAVEPOINT pairs) are counted too: they are round trips like any other.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from accounts.models import Transaction, TransactionKind
+from accounts.selectors import ledger_audit
+from games import table_services, tasks
+from games.models import Round
+from games.rules.arrange import best_arrangement
+from games.rules.cards import format_cards
+from games.table.state import Phase
+from lobby.services import room_create, room_join
+from tests.games.table_helpers import fast_rules, make_player, state_of
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Queries of one command, BEGIN and COMMIT included.
+READY = 7  # BEGIN, room lock, table lock, wallet lock, UPDATE table, INSERT events, COMMIT
+LAST_READY = 9  # … and the deal: INSERT round, INSERT its players
+SUBMIT = 6  # BEGIN, room lock, table lock, UPDATE table, INSERT events, COMMIT
+# … and compare and settle at once: the wallets locked, the round locked, one settlement
+# posting (its idempotency check, a savepoint, the transaction and its entries), the round
+# and its players saved, the entry minimum and the balances after (who must leave).
+LAST_SUBMIT = 20
+
+
+@pytest.fixture
+def timers(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    kept: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kw: kept.append(kw))
+    monkeypatch.setattr(table_services, "_send", lambda table_id, messages: None)
+    rng = random.Random(11)  # the same hands every run
+    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
+    return kept
+
+
+def best_rows(room: Any, user: Any) -> dict[str, list[str]]:
+    seat = state_of(room).seat_of(str(user.pk))
+    assert seat is not None and seat.hand is not None
+    best = best_arrangement(seat.hand, state_of(room).config)
+    return {
+        "front": format_cards(best.front),
+        "middle": format_cards(best.middle),
+        "back": format_cards(best.back),
+    }
+
+
+def counted(action: Any) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        action()
+    return len(queries.captured_queries)
+
+
+def test_a_round_without_pacing_keeps_to_its_query_budget(timers: list[dict[str, Any]]) -> None:
+    rules = fast_rules(name="No pacing", deal_interval_ms=0, reveal_interval_ms=0)
+    users = [make_player(f"p{i}") for i in range(4)]
+    room = room_create(owner=users[0], name="T", base_score=1, seats=4, rules=rules)
+    for user in users[1:]:
+        room_join(user=user, room_id=room.pk)
+
+    ready = [counted(lambda u=u: table_services.table_ready(user=u, room=room)) for u in users]
+    assert ready == [READY, READY, READY, LAST_READY]
+    # The deal lasts no time: the last Ready dealt and began the play, with no dealing timer.
+    assert state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING)
+    assert not [t for t in timers if t["args"][2] == "dealing"]
+
+    for user in users:  # any special hand is arranged instead (answering No)
+        seat = state_of(room).seat_of(str(user.pk))
+        assert seat is not None
+        if seat.choosing:
+            table_services.table_choose_special(user=user, room=room, play_special=False)
+    rows = {u.pk: best_rows(room, u) for u in users}  # read before counting
+    submits = [
+        counted(lambda u=u: table_services.table_submit(user=u, room=room, **rows[u.pk]))
+        for u in users
+    ]
+    assert submits == [SUBMIT, SUBMIT, SUBMIT, LAST_SUBMIT]
+
+    # The comparison lasts no time either: the last submission settled the round, once.
+    state = state_of(room)
+    assert state.phase is Phase.SETTLED
+    assert not [t for t in timers if t["args"][2] == "comparing"]
+    round_ = Round.objects.get()
+    assert round_.settled_at is not None and round_.result is not None
+    assert Transaction.objects.filter(kind=TransactionKind.SETTLEMENT).count() <= 1
+    assert ledger_audit().ok
+
+
+def test_a_paced_round_waits_for_its_deal_and_its_comparison(
+    timers: list[dict[str, Any]],
+) -> None:
+    rules = fast_rules(name="Paced", deal_interval_ms=100, reveal_interval_ms=100)
+    users = [make_player(f"q{i}") for i in range(2)]
+    room = room_create(owner=users[0], name="T", base_score=1, seats=2, rules=rules)
+    room_join(user=users[1], room_id=room.pk)
+    for user in users:
+        table_services.table_ready(user=user, room=room)
+
+    state = state_of(room)
+    assert state.phase is Phase.DEALING
+    assert [t["args"] for t in timers if t["args"][2] == "dealing"] == [
+        (state_of_table_id(room), state.version, "dealing", state.deadline)
+    ]
+
+
+def state_of_table_id(room: Any) -> int:
+    return table_services.table_for_room(room=room).pk
