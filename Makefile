@@ -9,17 +9,41 @@ STAMP := $(VENV)/.installed
 TEST_DATABASE_URL := postgres://postgres@127.0.0.1:5432/shisanshui
 TEST_REDIS_URL := redis://127.0.0.1:6379/0
 
-.PHONY: venv run test lint fmt bench run-cluster
+.PHONY: venv lock run test lint fmt bench run-cluster
 
 venv: $(STAMP)
 
-# Reinstall only when pyproject.toml is newer than the last install.
-$(STAMP): pyproject.toml
+# Reinstall only when pyproject.toml or the lock file is newer than the last install: the exact
+# versions of requirements-dev.lock, each checked against its hashes, then the project itself
+# without resolving anything again (its build backend, setuptools, is in the lock file).
+$(STAMP): pyproject.toml requirements-dev.lock
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
 		|| { echo "Python 3.11 or newer is needed (found $(PYTHON))" >&2; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -e '.[dev]'
+	$(BIN)/python -m pip install --require-hashes -r requirements-dev.lock
+	$(BIN)/python -m pip install --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# The lock files, for Python 3.11 on Linux x86_64, every file's sha256 listed: requirements.lock
+# (the runtime dependencies: what a deploy installs) and requirements-dev.lock (plus the dev
+# extra: what `make venv` installs), both with pyproject.toml's build-system requirements. Run
+# it after changing pyproject.toml's dependencies. Pins that still fit are kept;
+# `make lock UPGRADE=1` moves everything to the newest versions. The runtime file takes its
+# versions from the dev file, so the two never disagree. uv runs from a throwaway venv.
+UV_VERSION := 0.13.9
+LOCK_FLAGS := --quiet --generate-hashes --no-strip-markers --python-version 3.11 \
+	--python-platform x86_64-unknown-linux-gnu --custom-compile-command 'make lock' \
+	$(if $(UPGRADE),--upgrade)
+BUILD_REQUIRES := $(PYTHON) -c 'import tomllib; \
+	print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")'
+lock:
+	tool=$$(mktemp -d) && trap 'rm -rf "$$tool"' EXIT \
+		&& $(PYTHON) -m venv "$$tool" \
+		&& "$$tool/bin/python" -m pip install --quiet 'uv==$(UV_VERSION)' \
+		&& $(BUILD_REQUIRES) | "$$tool/bin/uv" pip compile $(LOCK_FLAGS) \
+			pyproject.toml - --extra dev -o requirements-dev.lock \
+		&& $(BUILD_REQUIRES) | "$$tool/bin/uv" pip compile $(LOCK_FLAGS) \
+			pyproject.toml - -c requirements-dev.lock -o requirements.lock
 
 # Migrates, creates the default rules and the demo admin (credentials printed), then runs
 # daphne, a Celery worker, Celery beat and (without REDIS_URL) an embedded Redis under honcho.
