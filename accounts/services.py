@@ -510,7 +510,7 @@ def _check_positive(amount: int) -> None:
 def user_signup(
     *,
     username: str,
-    password: str,
+    password: str | None,
     email: str = "",
     ip_address: str | None = None,
     now: datetime | None = None,
@@ -522,7 +522,8 @@ def user_signup(
     address's quota for the UTC day (`signups_per_address_per_day`); over it, SignupRefused is
     raised and nothing is written. The quota is taken under a row lock in this transaction, so
     concurrent sign-ups from one address cannot exceed it and a failed sign-up does not count.
-    The password is expected to have been validated by the sign-up form.
+    The password is expected to have been validated by the sign-up form; None makes an account
+    that cannot log in with a password (the load-test players: `manage.py load_test_players`).
     """
     economy = economy_settings()
     if ip_address is not None:

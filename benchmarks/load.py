@@ -24,11 +24,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import html
 import http.cookiejar
 import json
 import math
+import os
 import re
+import subprocess
 import sys
 import time
 import urllib.error
@@ -37,6 +40,7 @@ import urllib.request
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -44,6 +48,7 @@ import websockets
 
 from benchmarks.table_client import LatencyTracker, TableClient, cookie_header, percentile
 
+ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "load-Test-pw-7391"
 RULES_NAME = "Load test"
 RAMP_LIMIT = 256
@@ -111,22 +116,60 @@ def find_rules(base: str, cookie: dict[str, str], name: str) -> int:
 
 
 class Sessions:
-    """The players' session cookies, signed up or logged in once and reused by every step."""
+    """The players' session cookies, signed up or logged in once and reused by every step.
 
-    def __init__(self, base: str, prefix: str, workers: int = 4) -> None:
+    Through the sign-up page (``form``), or, with ``command_env`` (the platform's environment),
+    by ``manage.py load_test_players`` on this machine: no password to hash, so hundreds of
+    players take seconds instead of minutes (load-test machines only)."""
+
+    def __init__(
+        self,
+        base: str,
+        prefix: str,
+        workers: int = 4,
+        command_env: dict[str, str] | None = None,
+    ) -> None:
         self.base, self.prefix = base, prefix
         self.cookies: dict[str, dict[str, str]] = {}
         self.pool = ThreadPoolExecutor(workers)
+        self.command_env = command_env
 
     async def get(self, count: int) -> list[tuple[str, dict[str, str]]]:
         names = [f"{self.prefix}_{i:04d}" for i in range(count)]
         missing = [n for n in names if n not in self.cookies]
-        loop = asyncio.get_running_loop()
-        cookies = await asyncio.gather(
-            *(loop.run_in_executor(self.pool, log_in, self.base, n) for n in missing)
-        )
-        self.cookies.update(zip(missing, cookies, strict=True))
+        if missing and self.command_env is not None:
+            self.cookies.update(await asyncio.to_thread(self._from_command, count))
+        elif missing:
+            loop = asyncio.get_running_loop()
+            cookies = await asyncio.gather(
+                *(loop.run_in_executor(self.pool, log_in, self.base, n) for n in missing)
+            )
+            self.cookies.update(zip(missing, cookies, strict=True))
         return [(n, self.cookies[n]) for n in names]
+
+    def _from_command(self, count: int) -> dict[str, dict[str, str]]:
+        assert self.command_env is not None
+        run = subprocess.run(
+            [
+                sys.executable,
+                "manage.py",
+                "load_test_players",
+                "--prefix",
+                self.prefix,
+                "--count",
+                str(count),
+                "--load-test-machine",
+            ],
+            cwd=ROOT,
+            env=self.command_env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if run.returncode != 0:
+            raise RuntimeError(f"load_test_players failed: {run.stderr[-2000:]}")
+        players = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+        return {p["name"]: p["cookie"] for p in players}
 
 
 def _bases(url: str) -> tuple[str, str]:
@@ -451,6 +494,10 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
                 )
             clients.append(client)
 
+    # What exists now lives until the end: the collector never walks it again, so that its
+    # pauses in this process do not count as the platform's latency (shisanshui/warm.py).
+    gc.collect()
+    gc.freeze()
     usage = Usage(server_processes(args.urls, args.server_pids))
     database_url = args.database_url or platform_database_url(usage.groups)
     if database_url and not args.no_postgres:
@@ -518,7 +565,13 @@ def ramp_row(r: Result) -> str:
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    sessions = Sessions(args.urls[0], args.prefix)
+    command_env = None
+    if args.players == "command":
+        daphnes = server_processes(args.urls, None).get("daphne", [])
+        if not daphnes:
+            raise SystemExit("--players command: no daphne process found for the URL(s)")
+        command_env = {**os.environ, **daphnes[0].environ()}
+    sessions = Sessions(args.urls[0], args.prefix, command_env=command_env)
     first = await sessions.get(1)
     rules = args.rules or find_rules(args.urls[0], first[0][1], args.rules_name)
     think = f"{args.think[0]:g}-{args.think[1]:g} s" if args.think else "none (all at once)"
@@ -599,6 +652,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "web processes' DATABASE_URL)",
     )
     parser.add_argument("--no-postgres", action="store_true", help="do not measure PostgreSQL")
+    parser.add_argument(
+        "--players",
+        choices=["form", "command"],
+        default="form",
+        help="sign the players up through the page (form), or create them with "
+        "`manage.py load_test_players` in the platform's environment (command: no password "
+        "hashing, for large ramps on a load-test machine)",
+    )
     parser.add_argument("--json", action="store_true", help="also print each result as JSON")
     args = parser.parse_args(argv)
     if not 2 <= args.seats <= 4:

@@ -38,7 +38,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from channels.db import DatabaseSyncToAsync
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import translation
@@ -54,6 +53,7 @@ from shisanshui.ratelimit import (
     arate_limit_check,
     arate_limit_hit,
 )
+from shisanshui.sockets import Consumer
 
 logger = logging.getLogger(__name__)
 
@@ -201,7 +201,7 @@ def _rate_limited(limited: RateLimited) -> dict[str, Any]:
     }
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class TableConsumer(Consumer):
     """A seated player's connection to the table of one room."""
 
     seat: table_services.TableSeat | None = None

@@ -350,18 +350,34 @@ def _settle(*, table: Table, compared: TableState, state: TableState, now: float
     round_.settled_at = _aware(now)
     round_.save(update_fields=["deck", "salt", "result", "balances", "settled_at", "transaction"])
 
+    # Each player's row of the round, by position (the ORM's bulk_update costs more CPU than
+    # the whole settlement: see _save).
     seats = {s.position: s for s in compared.round_seats}
-    rows = {rp.position: rp for rp in round_.players.all()}
+    ops = connection.ops
+    rows = []
     for p in players:
-        seat, row = seats[p["position"]], rows[p["position"]]
-        row.special = p["special"] or ""
-        row.arrangement = None if seat.arrangement is None else arranged_json(seat.arrangement)
-        row.auto = seat.auto or ""
-        row.escaped = p["escaped"]
-        row.water, row.delta, row.penalty = p["water"], p["delta"], p["penalty"]
-    RoundPlayer.objects.bulk_update(
-        rows.values(), ["special", "arrangement", "auto", "escaped", "water", "delta", "penalty"]
-    )
+        seat = seats[p["position"]]
+        arrangement = None if seat.arrangement is None else arranged_json(seat.arrangement)
+        rows.append(
+            (
+                p["special"] or "",
+                None if arrangement is None else ops.adapt_json_value(arrangement, None),
+                seat.auto or "",
+                p["escaped"],
+                p["water"],
+                p["delta"],
+                p["penalty"],
+                round_.pk,
+                p["position"],
+            )
+        )
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"UPDATE {RoundPlayer._meta.db_table} SET special = %s, arrangement = %s, "
+            "auto = %s, escaped = %s, water = %s, delta = %s, penalty = %s "
+            "WHERE round_id = %s AND position = %s",
+            rows,
+        )
 
 
 def _send_away_the_broke(*, table: Table, state: TableState, now: float) -> Transition:
@@ -388,6 +404,20 @@ def _send_away_the_broke(*, table: Table, state: TableState, now: float) -> Tran
         )
         state, events = sent.state, events + list(sent.events)
     return Transition(state, tuple(events))
+
+
+def _locked_balance(user_id: int) -> int:
+    """The player's wallet balance, the wallet locked (created if missing)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT balance FROM {Account._meta.db_table} WHERE user_id = %s AND kind = %s"
+            f"{_for_update()}",
+            [user_id, AccountKind.WALLET.value],
+        )
+        row = cursor.fetchone()
+    if row is None:  # rare: a wallet was never made
+        return _wallets([user_id], lock=True)[user_id].balance
+    return int(row[0])
 
 
 def _wallets(user_ids: list[int], *, lock: bool) -> dict[int, Account]:
@@ -490,7 +520,7 @@ def table_ready(*, user: User, room: Room) -> Transition:
     state = TableState.from_dict(table.state)
     position = _position(state=state, user=user)
     minimum = room.entry_minimum  # fixed when the room opened
-    balance = _wallets([user.pk], lock=True)[user.pk].balance
+    balance = _locked_balance(user.pk)
     if balance < minimum:
         raise TableError(
             "insufficient_coins",

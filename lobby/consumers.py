@@ -30,7 +30,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.http import QueryDict
 from django.utils import translation
@@ -64,6 +63,7 @@ from lobby.services import (
     room_quick_join,
 )
 from shisanshui.ratelimit import arate_limit_hit
+from shisanshui.sockets import Consumer
 
 logger = logging.getLogger(__name__)
 
@@ -238,7 +238,7 @@ def _request_id(message: dict[str, Any]) -> str | int | None:
     return None
 
 
-class LobbyConsumer(AsyncWebsocketConsumer):
+class LobbyConsumer(Consumer):
     """One logged-in player's lobby connection; refuses anyone else at the handshake."""
 
     async def connect(self) -> None:

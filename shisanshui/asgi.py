@@ -14,6 +14,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from shisanshui.origins import WebsocketOriginValidator  # noqa: E402
 from shisanshui.routing import websocket_urlpatterns  # noqa: E402
+from shisanshui.warm import warm_and_freeze  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -24,3 +25,6 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# The start-up objects are never walked by the garbage collector again (shisanshui/warm.py).
+warm_and_freeze()

@@ -74,26 +74,28 @@ class Card:
     suit: Suit
     copy: int = 1
     index: int = field(init=False, compare=False, repr=False)
+    # "AS", "TD2", "RJ": computed once (cards are written out on every table command).
+    text: str = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.copy == JOKER_COPY:
             index = RED_JOKER_INDEX if self.suit.is_red else BLACK_JOKER_INDEX
+            text = "RJ" if self.suit.is_red else "BJ"
         elif self.copy == 1:
             index = (int(self.rank) - 2) * 4 + int(self.suit)
+            text = self.rank.symbol + self.suit.symbol
         else:
             index = 52 + 13 * (self.copy - 2) + int(self.rank) - 2
+            text = f"{self.rank.symbol}{self.suit.symbol}{self.copy}"
         object.__setattr__(self, "index", index)
+        object.__setattr__(self, "text", text)
 
     @property
     def is_joker(self) -> bool:
         return self.copy == JOKER_COPY
 
     def __str__(self) -> str:
-        if self.copy == JOKER_COPY:
-            return "RJ" if self.suit.is_red else "BJ"
-        if self.copy > 1:
-            return f"{self.rank.symbol}{self.suit.symbol}{self.copy}"
-        return self.rank.symbol + self.suit.symbol
+        return self.text
 
     def __repr__(self) -> str:
         return f"Card({self})"
@@ -202,7 +204,7 @@ def ensure_distinct(cards: Iterable[Card]) -> None:
 
 
 def format_cards(cards: Iterable[Card]) -> list[str]:
-    return [str(c) for c in cards]
+    return [c.text for c in cards]
 
 
 def sort_cards(cards: Iterable[Card]) -> tuple[Card, ...]:

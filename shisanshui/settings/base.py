@@ -97,13 +97,17 @@ SQLITE_PATH = Path(env_str("SQLITE_PATH") or BASE_DIR / "db.sqlite3")
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{SQLITE_PATH}",
-        conn_health_checks=env_bool("DB_HEALTH_CHECKS", True),
+        conn_health_checks=True,
     ),
 }
 # Keep connections open between requests (checked before reuse): daphne runs every database
 # call of the WebSocket consumers on one thread, and opening a PostgreSQL connection for each
 # action costs more than the action itself (docs/load-and-faults.md).
 DATABASES["default"]["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 60)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # The same backend, whose health checks skip a connection used in the last few seconds
+    # (shisanshui/postgresql/base.py): one round trip less per table action.
+    DATABASES["default"]["ENGINE"] = "shisanshui.postgresql"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # `make run` has daphne, a Celery worker and beat writing the same file. WAL lets readers
     # run beside the writer; IMMEDIATE takes the write lock when a transaction begins (so two
@@ -228,7 +232,7 @@ if REDIS_URL:
     # found whichever process the retry reaches, and survive a web process restart.
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "shisanshui.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "shisanshui",
         },

@@ -32,8 +32,9 @@ LAST_READY = 9  # … and the deal: INSERT round, INSERT its players
 SUBMIT = 6  # BEGIN, room lock, table lock, UPDATE table, INSERT events, COMMIT
 # … and compare and settle at once: the wallets locked, the round locked, one settlement
 # posting (its idempotency check, a savepoint, the transaction and its entries), the round
-# and its players saved, the entry minimum and the balances after (who must leave).
-LAST_SUBMIT = 20
+# saved and its players' rows updated (one executemany: one pipelined trip), the entry minimum
+# and the balances after (who must leave).
+LAST_SUBMIT = 19
 
 
 @pytest.fixture

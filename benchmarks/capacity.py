@@ -1,0 +1,200 @@
+"""The capacity figures of the platform, measured end to end on this machine.
+
+    python -m benchmarks.capacity bursts              # 1 table of 4 instant bots, 3 runs
+    python -m benchmarks.capacity ramp --web 2        # human pace, 1, 2, 4 … tables
+    python -m benchmarks.capacity all --web 2
+
+It starts a platform of its own — a private redis-server, ``--web`` daphne processes (behind
+HAProxy when more than one, deploy/haproxy.cfg.template) and one Celery worker with beat, on a
+fresh PostgreSQL database ``shisanshui_capacity`` (dropped and created again; the server of
+``DATABASE_URL``, by default postgres://postgres@127.0.0.1:5432), with the production-like
+settings ``shisanshui.settings.local`` and ``DEBUG=false`` — and runs ``benchmarks.load``
+against it:
+
+- **bursts**: ``--tables 1 --rounds 52`` three times: every seat of the table presses Ready and
+  submits in the same millisecond. Prints each run's CPU-ms per settled round for each process
+  (daphne, celery, redis, the PostgreSQL backends) and the action → broadcast latency, then the
+  median of the three runs;
+- **ramp**: ``--ramp --rounds 4 --think 0.5,3``: each bot waits 0.5–3 s before each action, as
+  a (fast) person would; 1, 2, 4 … tables until p99 > 100 ms; prints the table and the largest
+  table count that held. Through the balancer when ``--web`` > 1.
+
+The load script plays faster than any person, so its per-user frame budget is raised for these
+runs (``RATE_LIMITS``: ``table.message`` 1000/second;60000/minute, the same number of rates as
+in production, so the cost of counting them is the same). Everything talks to 127.0.0.1 only,
+and every process is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+DATABASE = "shisanshui_capacity"
+RATE_LIMITS = {"table.message": "1000/second;60000/minute"}
+
+
+def database_url() -> str:
+    base = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
+    parts = urlsplit(base)
+    if parts.scheme not in ("postgres", "postgresql"):
+        raise SystemExit("the capacity figures need PostgreSQL (DATABASE_URL)")
+    return urlunsplit(parts._replace(path=f"/{DATABASE}"))
+
+
+def fresh_database(url: str) -> None:
+    """Drop and create the benchmark's database, migrate it and add the "Load test" rules."""
+    import psycopg
+
+    admin = urlunsplit(urlsplit(url)._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{DATABASE}"')
+    env = platform_env(url)
+    for command in (["migrate", "-v", "0"], ["load_test_rules", "--open-signups"]):
+        subprocess.run(
+            [sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, text=True
+        )
+
+
+def platform_env(url: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "shisanshui.settings.local",
+        "DATABASE_URL": url,
+        "DEBUG": "false",
+        "RATE_LIMITS": json.dumps(RATE_LIMITS),
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def start_platform(url: str, web: int) -> Any:
+    sys.path.insert(0, str(ROOT))
+    from tests.live_server import LiveCluster, LivePlatform
+
+    extra = {k: v for k, v in platform_env(url).items() if k not in ("DATABASE_URL",)}
+    extra.pop("DJANGO_SETTINGS_MODULE")
+    settings = "shisanshui.settings.local"
+    if web > 1:
+        platform = LiveCluster(url, settings_module=settings, extra_env=extra, web_processes=web)
+    else:
+        platform = LivePlatform(url, settings_module=settings, extra_env=extra)
+    return platform.start()
+
+
+def load(url: str, *args: str) -> list[dict[str, Any]]:
+    """Run benchmarks.load with ``args`` and ``--json``; its JSON lines (printed as they come)."""
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.load",
+        "--url",
+        url,
+        "--json",
+        "--players",
+        "command",
+        *args,
+    ]
+    print("$", " ".join(command[1:]), flush=True)
+    results = []
+    with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if line.startswith("json: "):
+                results.append(json.loads(line[6:]))
+            else:
+                print("  " + line.rstrip(), flush=True)
+    if process.returncode not in (0, 1):
+        raise SystemExit(f"the load script failed ({process.returncode})")
+    return results
+
+
+def bursts(url: str, runs: int, rounds: int) -> dict[str, Any]:
+    figures = []
+    for run in range(runs):
+        (result,) = load(
+            url, "--tables", "1", "--rounds", str(rounds), "--prefix", f"cb{run}{time.time_ns()}"
+        )
+        figures.append(result)
+    totals = [sum(r["cpu_ms_per_round"].values()) for r in figures]
+    median = statistics.median(totals)
+    processes = sorted({k for r in figures for k in r["cpu_ms_per_round"]})
+    per_process = {
+        k: statistics.median(r["cpu_ms_per_round"].get(k, 0.0) for r in figures) for k in processes
+    }
+    p99 = statistics.median(r["p99_ms"] for r in figures)
+    errors = sum(r["errors"] for r in figures)
+    print("\nbursts: 1 table x 4 instant bots x", rounds, "rounds, runs:", runs)
+    for i, (r, total) in enumerate(zip(figures, totals, strict=True), 1):
+        parts = " ".join(f"{k}={v:.1f}" for k, v in sorted(r["cpu_ms_per_round"].items()))
+        print(f"  run {i}: cpu_ms_per_round {parts} total={total:.1f}  p99={r['p99_ms']:.1f} ms")
+    parts = " ".join(f"{k}={v:.1f}" for k, v in per_process.items())
+    print(f"  median: cpu_ms_per_round {parts} total={median:.1f}  p99={p99:.1f} ms")
+    print(f"  errors: {errors}")
+    return {"cpu_ms_per_round": median, "per_process": per_process, "p99_ms": p99}
+
+
+def ramp(url: str, max_tables: int, think: str) -> int:
+    results = load(
+        url,
+        "--ramp",
+        "--rounds",
+        "4",
+        "--think",
+        think,
+        "--max-tables",
+        str(max_tables),
+        "--prefix",
+        f"cr{time.time_ns()}",
+    )
+    held = [r["tables"] for r in results if r["p99_ms"] <= 100 and r["errors"] == 0]
+    print("\nramp (human pace, think", think, "s):")
+    for r in results:
+        total = sum(r["cpu_ms_per_round"].values())
+        print(
+            f"  tables={r['tables']:>4} rounds/min={r['rounds_per_minute']:>7.1f} "
+            f"p50={r['p50_ms']:.1f} p99={r['p99_ms']:.1f} ms errors={r['errors']} "
+            f"cpu_ms_per_round={total:.1f}"
+        )
+    largest = max(held, default=0)
+    print(f"  largest table count with p99 < 100 ms and no error: {largest}")
+    return largest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.capacity", description=__doc__)
+    parser.add_argument("what", choices=["bursts", "ramp", "all"])
+    parser.add_argument("--web", type=int, default=1, help="daphne processes (HAProxy if > 1)")
+    parser.add_argument("--runs", type=int, default=3, help="burst runs (the median is kept)")
+    parser.add_argument("--rounds", type=int, default=52, help="rounds per burst run")
+    parser.add_argument("--max-tables", type=int, default=256, help="the ramp's last step")
+    parser.add_argument("--think", default="0.5,3", help="the ramp's think time, MIN,MAX s")
+    args = parser.parse_args(argv)
+    if not 1 <= args.web <= 8:
+        parser.error("--web must be 1 to 8")
+    url = database_url()
+    fresh_database(url)
+    platform = start_platform(url, args.web)
+    try:
+        print(f"platform: {platform.url} ({args.web} web process(es))", flush=True)
+        if args.what in ("bursts", "all"):
+            bursts(platform.url, args.runs, args.rounds)
+        if args.what in ("ramp", "all"):
+            ramp(platform.url, args.max_tables, args.think)
+    finally:
+        platform.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Django's PostgreSQL backend, with health checks only for connections that sat idle."""

@@ -1,0 +1,82 @@
+"""The infrastructure the table's hot path relies on: the Redis cache reuses its client, the
+PostgreSQL backend skips the health check of a connection checked a moment ago, and the
+consumers' dispatch does not hop to a thread for every message."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from django.db import connections
+
+from shisanshui import sockets
+from shisanshui.cache import RedisCache
+from shisanshui.postgresql import base as pg_base
+
+
+def test_the_redis_cache_reuses_one_client_per_pool(settings: Any) -> None:
+    if not settings.REDIS_URL:
+        pytest.skip("needs REDIS_URL (make test sets it)")
+    cache = RedisCache(settings.REDIS_URL, {"KEY_PREFIX": f"hot-path-test-{uuid.uuid4().hex}"})
+    client = cache._cache
+    assert client.get_client() is client.get_client()
+    assert client.get_client(write=True) is client.get_client()  # one server: one pool
+    cache.set("key", {"a": 1}, 5)
+    assert cache.get("key") == {"a": 1}
+    cache.delete("key")
+    assert cache.get("key") is None
+
+
+@pytest.mark.django_db
+def test_a_connection_checked_a_moment_ago_is_not_checked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    connection = connections["default"]
+    if connection.vendor != "postgresql":
+        pytest.skip("the PostgreSQL backend")
+    assert isinstance(connection, pg_base.DatabaseWrapper)
+    clock = [1000.0]
+    monkeypatch.setattr(pg_base.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(connection, "health_check_enabled", True)
+    checks: list[bool] = []
+    real = connection.is_usable
+    monkeypatch.setattr(connection, "is_usable", lambda: checks.append(True) or real())
+    connection.ensure_connection()
+
+    def new_request() -> None:  # what Django does between requests
+        connection.health_check_done = False
+        connection.close_if_health_check_failed()
+
+    connection._last_checked = 0.0  # never checked: checked now
+    new_request()
+    assert len(checks) == 1
+    clock[0] += pg_base.HEALTH_CHECK_IDLE_SECONDS / 2  # used a moment ago: not checked
+    new_request()
+    assert len(checks) == 1
+    clock[0] += pg_base.HEALTH_CHECK_IDLE_SECONDS + 1  # idle for longer: checked
+    new_request()
+    assert len(checks) == 2
+
+
+@pytest.mark.asyncio
+async def test_the_consumers_dispatch_without_a_trip_to_the_database_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import channels.consumer
+
+    async def no_trip() -> None:
+        raise AssertionError("dispatch went to the database thread")
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", no_trip)
+    seen: list[dict[str, Any]] = []
+
+    class Probe(sockets.Consumer):
+        async def table_events(self, message: dict[str, Any]) -> None:
+            seen.append(message)
+
+    probe = Probe()
+    await probe.dispatch({"type": "table.events", "first": 1})
+    assert seen == [{"type": "table.events", "first": 1}]
+    with pytest.raises(ValueError, match="No handler"):
+        await probe.dispatch({"type": "no.such"})
