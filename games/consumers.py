@@ -179,16 +179,19 @@ def _run(service: Service, **kwargs: Any) -> None:
 
 
 @off_thread
-def _act_once(key: str, reply: dict[str, Any], service: Service, **kwargs: Any) -> dict[str, Any]:
+def _act_once(
+    key: str, reply: dict[str, Any], service: Service, **kwargs: Any
+) -> tuple[dict[str, Any], table_services.Outbox]:
     """The stored reply of an action already applied under ``key``; otherwise apply it and
-    store ``reply``. One trip to the database thread (daphne runs them all on one thread, so
-    every trip to the database waits for a thread)."""
+    store ``reply``. One trip to a service thread; the messages the action committed come
+    back with the reply, for the event loop to publish (``table_services.outbox``)."""
     stored = cache.get(key)
     if stored is not None:
-        return dict(stored)
-    service(**kwargs)
+        return dict(stored), []
+    with table_services.outbox() as box:
+        service(**kwargs)
     cache.set(key, reply, ACTION_REPLY_SECONDS)
-    return reply
+    return reply, box
 
 
 def _rate_limited(limited: RateLimited) -> dict[str, Any]:
@@ -322,7 +325,19 @@ class TableConsumer(Consumer):
         await self.send_json(
             {"type": "welcome", "id": request_id, "position": self.seat.position, **view}
         )
+        if "snapshot" in view and view["snapshot"].get("you") is None:
+            # The table let the player go in the meantime (a spectator's snapshot): the events
+            # saying so may be behind the snapshot's version, so say it with the close.
+            await self._left()
         return events
+
+    async def _left(self) -> None:
+        """The player is no longer at this table: stop listening and close with 4000."""
+        if self.seat is None:
+            return
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+        self.seat = None
+        await self.close(code=CLOSE_LEFT)
 
     async def act(self, kind: str, message: dict[str, Any], request_id: str | int | None) -> None:
         """Apply an action once per client id; a retry gets the stored reply again."""
@@ -333,32 +348,35 @@ class TableConsumer(Consumer):
         key = f"table-action:{self.seat.table_id}:{self.user.pk}:{kind}:{json.dumps(request_id)}"
         service, fields = ACTIONS[kind](message)
         reply = {"type": "ok", "id": request_id, "action": kind}
-        await self.send_json(
-            await _act_once(key, reply, service, user=self.user, room=self.seat.room, **fields)
+        answer, box = await _act_once(
+            key, reply, service, user=self.user, room=self.seat.room, **fields
         )
+        await table_services.apublish(box)
+        await self.send_json(answer)
 
     async def table_events(self, message: dict[str, Any]) -> None:
-        """This player's events from the services (its group): pass them on in order."""
-        if self.seat is None:
+        """This player's events from the services (its group): pass them on in order. Nothing
+        before the client's hello is answered: the welcome brings what it needs (docs/protocol.md,
+        "Nothing is sent until the client speaks")."""
+        if self.seat is None or self.version is None:
             return
         first, last = int(message["first"]), int(message["last"])
         events: list[dict[str, Any]] = list(message["events"])
         repaired: list[dict[str, Any]] = []
-        if self.version is not None:
-            if first > self.version + 1:
-                # Versions in between never reached this connection: read them from the log
-                # (the batch is committed, so it comes too) before going on.
-                repaired = await self.welcome(None, self.version, repair=True)
-            events = [e for e in events if e["version"] > self.version]
-            self.version = max(self.version, last)
+        if first > self.version + 1:
+            # Versions in between never reached this connection: read them from the log (the
+            # batch is committed, so it comes too) before going on.
+            repaired = await self.welcome(None, self.version, repair=True)
+            if self.seat is None:  # the repair found the player gone, and said so
+                return
+        events = [e for e in events if e["version"] > self.version]
+        self.version = max(self.version, last)
         if events:
             await self.send_json({"type": "events", "events": events})
         sent = [*repaired, *events]
         player = self.seat.player
         if any(e["type"] == "left" and e["payload"].get("player") == player for e in sent):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            self.seat = None
-            await self.close(code=CLOSE_LEFT)
+            await self._left()
 
     async def send_error(self, request_id: str | int | None, error: dict[str, Any]) -> None:
         await self.send_json({"type": "error", "id": request_id, "error": error})

@@ -57,8 +57,10 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -454,17 +456,55 @@ def _messages(*, events: list[Event], players: Iterable[str]) -> dict[str, Json]
     }
 
 
-def _send(table_id: int, messages: dict[str, Json]) -> None:
-    """Publish each player's message to its group: one trip to the event loop for them all."""
+# Inside ``outbox()``, the messages a thread's commits produce are kept for the caller, which
+# publishes them itself (the table's WebSocket does, from its event loop: one trip less between
+# threads per action); elsewhere (Celery tasks, the lobby) they are published at once.
+_outboxes = threading.local()
+Outbox = list[tuple[int, dict[str, Json]]]
+
+
+@contextmanager
+def outbox() -> Iterator[Outbox]:
+    """Keep this thread's committed messages in the yielded list instead of publishing them;
+    the caller must then ``await apublish(...)`` them."""
+    previous = getattr(_outboxes, "box", None)
+    box: Outbox = []
+    _outboxes.box = box
+    try:
+        yield box
+    finally:
+        _outboxes.box = previous
+
+
+async def apublish(box: Outbox) -> None:
+    """Publish messages kept by ``outbox()``, in their order. Like the on-commit hooks, a
+    failure (Redis restarting) is logged and never undoes or hides the committed action: each
+    message is tried twice (the layer reconnects), and a message lost anyway is repaired by
+    the clients (a gap in versions, or a hello after a silence)."""
     layer = get_channel_layer()
     if layer is None:
         return
-
-    async def publish() -> None:
+    for table_id, messages in box:
         for player, message in messages.items():
-            await layer.group_send(table_player_group(table_id, player), message)
+            group = table_player_group(table_id, player)
+            for attempt in (1, 2):
+                try:
+                    await layer.group_send(group, message)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        logger.warning("table %s: a message to %s was lost", table_id, player)
+                    else:
+                        logger.info("table %s: publishing again", table_id, exc_info=True)
 
-    async_to_sync(publish)()
+
+def _send(table_id: int, messages: dict[str, Json]) -> None:
+    """Publish each player's message to its group (or keep them in the thread's outbox)."""
+    box = getattr(_outboxes, "box", None)
+    if box is not None:
+        box.append((table_id, messages))
+        return
+    async_to_sync(apublish)([(table_id, messages)])
 
 
 def _set_timer(table_id: int, timer: Timer) -> None:

@@ -151,6 +151,8 @@ async def test_drafts_are_budgeted_per_user_and_a_refused_one_is_not_saved(
         await open_socket(alice, room),
         await open_socket(bob, room),
     )
+    for socket in (a1, a2, b):  # the table sends nothing before a hello
+        await socket.request({"type": "hello", "id": "h", "since": None})
     state = await to_arranging(room, clock, {alice: a1, bob: b})
     seat = state.seat_of(str(alice.pk))
     assert seat is not None and seat.hand

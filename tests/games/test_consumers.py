@@ -113,6 +113,7 @@ class Socket:
         self.frames: list[dict[str, Any]] = []
         self.unread: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
+        self.welcome: dict[str, Any] | None = None
 
     async def send(self, message: Any) -> None:
         text = message if isinstance(message, str) else json.dumps(message)
@@ -178,15 +179,20 @@ async def communicator_for(user: User | None, room_id: int) -> WebsocketCommunic
 
 @pytest_asyncio.fixture
 async def sockets() -> AsyncIterator[Callable[..., Any]]:
-    """open(user, room): a connected Socket; all still open are closed at the end."""
+    """open(user, room, hello=True): a connected Socket that has said hello, as every client
+    must before the table sends it anything (docs/protocol.md), its welcome in ``welcome``;
+    ``hello=False`` for a socket that has not spoken yet. All still open are closed at the end."""
     opened: list[WebsocketCommunicator] = []
 
-    async def open_socket(user: User, room: Room) -> Socket:
+    async def open_socket(user: User, room: Room, *, hello: bool = True) -> Socket:
         communicator = await communicator_for(user, room.pk)
         connected, _ = await communicator.connect(timeout=TIMEOUT)
         assert connected
         opened.append(communicator)
-        return Socket(communicator)
+        socket = Socket(communicator)
+        if hello:
+            socket.welcome = await socket.request({"type": "hello", "id": "open", "since": None})
+        return socket
 
     yield open_socket
     for communicator in opened:
