@@ -161,10 +161,11 @@ def ramp(url: str, max_tables: int, think: str) -> int:
     print("\nramp (human pace, think", think, "s):")
     for r in results:
         total = sum(r["cpu_ms_per_round"].values())
+        parts = " ".join(f"{k}={v:.0f}" for k, v in sorted(r["cpu_ms_per_round"].items()))
         print(
             f"  tables={r['tables']:>4} rounds/min={r['rounds_per_minute']:>7.1f} "
             f"p50={r['p50_ms']:.1f} p99={r['p99_ms']:.1f} ms errors={r['errors']} "
-            f"cpu_ms_per_round={total:.1f}"
+            f"cpu_ms_per_round={total:.1f} ({parts}; this script {r['client_cpu_percent']:.0f}%)"
         )
     largest = max(held, default=0)
     print(f"  largest table count with p99 < 100 ms and no error: {largest}")

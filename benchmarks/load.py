@@ -392,6 +392,7 @@ class Result:
     errors: Counter[str]
     benign: Counter[str]
     reconnects: int
+    resyncs: int
     rss_mb: dict[str, float]
     cpu_percent: dict[str, float]
     cpu_ms_per_round: dict[str, float]
@@ -428,6 +429,7 @@ class Result:
                 f"errors: {self.error_count} {dict(self.errors)}",
                 f"benign_refusals: {sum(self.benign.values())} {dict(self.benign)}",
                 f"reconnects: {self.reconnects}",
+                f"resyncs: {self.resyncs}",
                 f"server_rss_mb: {rss} total={sum(self.rss_mb.values()):.0f}",
                 f"server_cpu_percent: {cpu} system={self.system_cpu_percent:.0f} "
                 f"(this script: {self.client_cpu_percent:.0f})",
@@ -451,6 +453,8 @@ class Result:
             "rss_mb": {k: round(v, 1) for k, v in self.rss_mb.items()},
             "cpu_percent": {k: round(v, 1) for k, v in self.cpu_percent.items()},
             "cpu_ms_per_round": {k: round(v, 2) for k, v in self.cpu_ms_per_round.items()},
+            "client_cpu_percent": round(self.client_cpu_percent, 1),
+            "system_cpu_percent": round(self.system_cpu_percent, 1),
         }
 
 
@@ -541,6 +545,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         errors=+errors,
         benign=+benign,
         reconnects=sum(c.stats.reconnects for c in clients),
+        resyncs=sum(c.stats.resyncs for c in clients),
         rss_mb={k: v / 2**20 for k, v in usage.peak_rss.items()},
         cpu_percent={k: 100 * v / seconds for k, v in cpu_seconds.items()},
         cpu_ms_per_round={k: 1000 * v / max(rounds, 1) for k, v in cpu_seconds.items()},
@@ -567,7 +572,8 @@ def ramp_row(r: Result) -> str:
 async def main_async(args: argparse.Namespace) -> int:
     command_env = None
     if args.players == "command":
-        daphnes = server_processes(args.urls, None).get("daphne", [])
+        daphnes = [psutil.Process(pid) for pid in args.server_pids or []]
+        daphnes = daphnes or server_processes(args.urls, None).get("daphne", [])
         if not daphnes:
             raise SystemExit("--players command: no daphne process found for the URL(s)")
         command_env = {**os.environ, **daphnes[0].environ()}
