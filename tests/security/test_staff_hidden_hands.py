@@ -114,8 +114,9 @@ def to_arranging(room: Room, players: list[User]) -> None:
                 table_id=table_id(room), version=state.version, phase="dealing"
             )
         for user in players:
-            seat = state_of(room).seat_of(str(user.pk))
-            if seat is not None and seat.choosing:
+            now = state_of(room)  # the deal may not be over yet (a few ms of pacing)
+            seat = now.seat_of(str(user.pk))
+            if seat is not None and seat.choosing and now.phase is Phase.SPECIAL_CHOICE:
                 table_services.table_choose_special(user=user, room=room, play_special=False)
         return state_of(room).phase is Phase.ARRANGING
 
