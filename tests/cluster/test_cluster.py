@@ -20,18 +20,16 @@ import asyncio
 import io
 import json
 import urllib.request
-from collections.abc import Callable
-from typing import Any
 
 import websockets
 from django.core.management import call_command
 
-from accounts.models import Transaction, TransactionKind
 from accounts.selectors import ledger_audit
 from benchmarks.load import open_table
 from benchmarks.table_client import PLAY_PHASES, TableClient, cookie_header
 from games.models import Round, RoundPlayer, Table
 from tests.games.table_helpers import make_player, total_coins
+from tests.live.checks import assert_round_settled_once, wait_for
 from tests.live_server import LiveCluster, session_cookie_for, wait_until
 
 PLAYERS = 4
@@ -66,35 +64,6 @@ def spread_over(cluster: LiveCluster, total: int) -> list[int]:
             seconds=10,
         )
     )
-
-
-async def wait_for(what: str, check: Callable[[], bool], seconds: float = 30) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out after {seconds} s waiting for {what}")
-        await asyncio.sleep(0.05)
-
-
-def assert_settled_once(round_: Round, clients: list[TableClient]) -> None:
-    """The round settled by exactly one ledger transaction, and every client saw the stored
-    result, whose coin movements are the ledger's."""
-    assert round_.settled_at is not None
-    settlements = list(
-        Transaction.objects.filter(
-            kind=TransactionKind.SETTLEMENT, reference=f"round:{round_.pk}"
-        ).prefetch_related("entries__account")
-    )
-    ledger: dict[int, int] = {}
-    if settlements:
-        assert [t.idempotency_key for t in settlements] == [f"round:{round_.pk}:settlement"]
-        ledger = {e.account.user_id: e.amount for e in settlements[0].entries.all()}
-    for client in clients:
-        result: dict[str, Any] = client.results[round_.number]
-        assert result == round_.result
-        seen = {int(p["id"]): p["delta"] + p["penalty"] for p in result["players"]}
-        assert {user: amount for user, amount in seen.items() if amount} == ledger
 
 
 def assert_coins_conserved() -> None:
@@ -135,7 +104,7 @@ def test_the_seats_of_a_table_on_different_web_processes_play_rounds(
     rounds = list(Round.objects.filter(table=table).order_by("number"))
     assert [r.number for r in rounds] == [1, 2, 3]
     for round_ in rounds:
-        assert_settled_once(round_, clients)
+        assert_round_settled_once(round_, clients)
     assert_coins_conserved()
     for client in clients:
         assert client.rounds_played == ROUNDS
@@ -188,7 +157,7 @@ def test_a_web_process_killed_mid_round_its_players_reconnect_and_it_settles_onc
 
     rounds = list(Round.objects.filter(table=Table.objects.get(room_id=room)))
     assert len(rounds) == 1
-    assert_settled_once(rounds[0], clients)
+    assert_round_settled_once(rounds[0], clients)
     assert_coins_conserved()
     # Everyone played their own hand after the reconnect: nobody was hosted or timed out.
     assert set(RoundPlayer.objects.filter(round=rounds[0]).values_list("auto", flat=True)) == {""}

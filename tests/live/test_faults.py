@@ -13,28 +13,18 @@ from __future__ import annotations
 import asyncio
 import warnings
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import pytest
 
-from accounts.models import Transaction, TransactionKind
 from benchmarks.load import open_table
 from benchmarks.table_client import PLAY_PHASES, TableClient
 from games.models import Round, RoundPlayer, Table
 from tests.games.table_helpers import fast_rules, make_player, total_coins
+from tests.live.checks import assert_round_settled_once, wait_for
 from tests.live_server import LivePlatform, session_cookie_for
 
 PLAYERS = 3
 ROUND_SECONDS = 90  # the whole scenario's deadline
-
-
-async def wait_until(what: str, check: Callable[[], bool], seconds: float = 30) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out after {seconds} s waiting for {what}")
-        await asyncio.sleep(0.05)
 
 
 Player = tuple[str, dict[str, str]]  # a name and its session cookie
@@ -65,7 +55,7 @@ async def play_with_fault(
         client.hold_play = True
     tasks = [asyncio.create_task(c.play(rounds=1, seconds=ROUND_SECONDS)) for c in clients]
     try:
-        await wait_until(
+        await wait_for(
             "every client to hold its hand",
             lambda: all(c.phase in PLAY_PHASES and c.hand for c in clients),
         )
@@ -83,22 +73,8 @@ def assert_settled_once(room_id: int, clients: list[TableClient]) -> Round:
     rounds = list(Round.objects.filter(table=Table.objects.get(room_id=room_id)))
     assert len(rounds) == 1
     round_ = rounds[0]
-    assert round_.settled_at is not None
-    settlements = list(
-        Transaction.objects.filter(
-            kind=TransactionKind.SETTLEMENT, reference=f"round:{round_.pk}"
-        ).prefetch_related("entries__account")
-    )
-    ledger: dict[int, int] = {}
-    if settlements:
-        assert [t.idempotency_key for t in settlements] == [f"round:{round_.pk}:settlement"]
-        ledger = {e.account.user_id: e.amount for e in settlements[0].entries.all()}
+    assert_round_settled_once(round_, clients)
     assert total_coins() == 0  # wallets + house + mint: no coin created or lost
-    for client in clients:
-        result: dict[str, Any] = client.results[round_.number]
-        seen = {int(p["id"]): p["delta"] + p["penalty"] for p in result["players"]}
-        assert {user: amount for user, amount in seen.items() if amount} == ledger
-        assert result == round_.result
     return round_
 
 
