@@ -96,8 +96,14 @@ def revealed_hand(seat: SeatState, config: RuleConfig) -> Json:
 def script(
     seats: Sequence[SeatState], config: RuleConfig, result: RoundResult
 ) -> tuple[list[tuple[str, Json]], int]:
-    """The comparison's events (type, payload) in order, and its length in ms."""
+    """The comparison's events (type, payload) in order, and its length in ms.
+
+    A gun's and a home run's full-screen effect (``effect_ms``, 1.5 and 3 reveal intervals)
+    is played out before the next event, so the comparison — and the settlement that follows
+    it — never cuts one short."""
     interval = config.reveal_interval_ms
+    gun_effect = interval * 3 // 2
+    home_run_effect = interval * 3
     normal = [s for s in seats if not s.declared]
     rows: dict[int, tuple[RowHand, RowHand, RowHand]] = {}
     for s in normal:
@@ -131,49 +137,64 @@ def script(
             hands = [hand(p, k) for p in sorted(rows)]
             out.append(("reveal", {"row": row, "offset_ms": step * interval, "hands": hands}))
             step += 1
-        water = _row_water(rows, k, row, config)
-        out.append(("row_result", {"row": row, "offset_ms": (step - 1) * interval, "water": water}))
+        water, versus = _row_water(rows, k, row, config)
+        payload = {"row": row, "offset_ms": (step - 1) * interval, "water": water, "versus": versus}
+        out.append(("row_result", payload))
 
     position_of = [s.position for s in seats]
+    at = step * interval  # the next event's offset (ms)
     for pair in result.pairs:
         if pair.gun is None or pair.shooter is None:
             continue
         target = pair.b if pair.shooter == pair.a else pair.a
+        # A run-over (辗过) is a gun won with a tied row (§7.2): named so, scored the same.
+        run_over = pair.rows is not None and 0 in pair.rows
+        effect = gun_effect if pair.gun == "gun" else 0  # a home run has its own effect
         out.append(
             (
                 "gun",
                 {
-                    "offset_ms": step * interval,
+                    "offset_ms": at,
                     "shooter": position_of[pair.shooter],
                     "target": position_of[target],
                     "kind": pair.gun,
+                    "run_over": run_over,
                     "water": abs(pair.gun_water),
+                    "effect_ms": effect,
                 },
             )
         )
-        step += 1
+        at += max(interval, effect)
     if result.home_run is not None:
         shooter = position_of[result.home_run]
-        out.append(("home_run", {"offset_ms": step * interval, "shooter": shooter}))
-        step += 1
+        payload = {"offset_ms": at, "shooter": shooter, "effect_ms": home_run_effect}
+        out.append(("home_run", payload))
+        at += max(interval, home_run_effect)
     for s in seats:
         if s.declared:
-            payload = {"offset_ms": step * interval, "position": s.position}
+            payload = {"offset_ms": at, "position": s.position}
             out.append(("reveal_special", {**payload, **revealed_hand(s, config)}))
-            step += 1
-    return out, step * interval
+            at += interval
+    return out, at
 
 
 def _row_water(
     rows: Mapping[int, tuple[RowHand, RowHand, RowHand]], k: int, row: str, config: RuleConfig
-) -> list[Json]:
-    """Each normal seat's water from one row: ±(1 + the winner's bonus) per opponent."""
+) -> tuple[list[Json], list[Json]]:
+    """Each normal seat's water from one row: ±(1 + the winner's bonus) per opponent; and
+    head to head, each pair's water (``a`` < ``b``) from ``a``'s side."""
     water = dict.fromkeys(rows, 0)
+    versus: list[Json] = []
     for a in rows:
         for b in rows:
             result = rows[a][k].compare(rows[b][k])
             if result > 0:
-                water[a] += 1 + config.bonus(row, rows[a][k].category)
+                gained = 1 + config.bonus(row, rows[a][k].category)
             elif result < 0:
-                water[a] -= 1 + config.bonus(row, rows[b][k].category)
-    return [{"position": p, "water": w} for p, w in sorted(water.items())]
+                gained = -(1 + config.bonus(row, rows[b][k].category))
+            else:
+                gained = 0
+            water[a] += gained
+            if a < b:
+                versus.append({"a": a, "b": b, "water": gained})
+    return [{"position": p, "water": w} for p, w in sorted(water.items())], versus

@@ -21,8 +21,9 @@ Public (``"all"``):
 =============== ==============================================================================
 ``seated``      ``position, player, ready_deadline`` (None when seated during a round)
 ``ready``       ``position``
-``left``        ``position, player, reason``: ``left`` (between rounds), ``ready_timeout``
-                (back to the room list), ``escaped`` (left during the round, removed after it),
+``left``        ``position, player, reason``: ``left`` (between rounds, or after a round
+                it left with its hand in), ``ready_timeout`` (back to the room list),
+                ``escaped`` (left during the round, removed after it),
                 ``insufficient_coins`` (fewer coins than the table's entry minimum after a
                 settlement: back to the room list; also ``minimum`` and ``balance``)
 ``config``      ``config`` (``RuleConfig.to_dict``), changed between rounds
@@ -35,6 +36,8 @@ Public (``"all"``):
 ``disconnected`` ``position, hosted``
 ``reconnected`` ``position``
 ``escaped``     ``position, reason``: ``left`` or ``disconnected`` (not back at settlement)
+``leaving``     ``position``: pressed Leave during the round with its hand already in (no
+                penalty); removed at settlement (``left`` with reason ``left``)
 ``reveal``      ``row, offset_ms, hands: [{position, cards, category}]`` — one hand
                 (sequential) or every hand (simultaneous), see :mod:`games.table.compare`
 ``row_result``  ``row, offset_ms, water: [{position, water}]``

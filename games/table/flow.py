@@ -214,11 +214,14 @@ def start_compare(step: Step, now: float) -> None:
 def settle(step: Step, now: float, balances: Mapping[str, int]) -> None:
     """Score and settle the round (RULES.md §7), reveal the deck, and ask for Ready again.
 
-    A player still disconnected now has escaped (§9) and pays the penalty (§7.5); players who
-    pressed Leave during the round are removed from the table after the settlement.
+    A player still disconnected now has escaped (§9) and pays the penalty (§7.5), unless its
+    hand was already in while it was here (``committed``: it has nothing left to play, so it is
+    settled normally and, if not back, returned to the room list at the Ready deadline);
+    players who pressed Leave during the round are removed from the table after the
+    settlement.
     """
     for s in step.state.round_seats:
-        if not s.connected and not s.escaped:
+        if not s.connected and not s.escaped and not s.committed:
             step.update_seat(s.position, escaped=True)
             step.emit("escaped", {"position": s.position, "reason": "disconnected"})
     state = step.state
@@ -239,7 +242,8 @@ def settle(step: Step, now: float, balances: Mapping[str, int]) -> None:
     for s in seats:
         if s.left:
             step.remove_seat(s.position)
-            step.emit("left", {"position": s.position, "player": s.player, "reason": "escaped"})
+            reason = "escaped" if s.escaped else "left"
+            step.emit("left", {"position": s.position, "player": s.player, "reason": reason})
     ready_deadline = now + state.config.ready_seconds
     for s in step.state.seats:
         step.update_seat(s.position, ready=False, ready_deadline=ready_deadline)

@@ -160,12 +160,18 @@ def verify_leave(state: TableState, *, position: int) -> None:
 
 
 def leave(state: TableState, *, position: int, now: float) -> Transition:
-    """Leave the table. During a round a player of the round escapes (RULES.md §7.5, §9): the
-    hand is played for it at once and it stays in the round, to be removed at settlement."""
+    """Leave the table. During a round a player of the round whose hand is not in yet escapes
+    (RULES.md §7.5, §9): the hand is played for it at once and it stays in the round, to be
+    removed at settlement with the penalty. One whose hand is already in
+    (:attr:`~games.table.state.SeatState.committed`) is removed at settlement without one."""
     verify_leave(state, position=position)
     seat = _seat(state, position)
     step = Step(state)
-    if seat.in_round and state.phase in ROUND_PHASES:
+    if seat.in_round and state.phase in ROUND_PHASES and seat.committed:
+        # Its hand is in: it leaves at the settlement, like anyone, with no penalty.
+        step.update_seat(position, left=True)
+        step.emit("leaving", {"position": position})
+    elif seat.in_round and state.phase in ROUND_PHASES:
         step.update_seat(position, left=True, escaped=True)
         step.emit("escaped", {"position": position, "reason": "left"})
         flow.progress(step, now)

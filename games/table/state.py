@@ -94,6 +94,13 @@ class SeatState:
         """Has nothing left to do this round: arranged or declared."""
         return self.arrangement is not None or self.declared
 
+    @property
+    def committed(self) -> bool:
+        """The hand was fixed while the player was at the table — played by the player, or by
+        the arrange timeout while connected — so leaving now changes nothing in the round and
+        is not an escape (RULES.md §7.5 as decided in docs/protocol.md, "Leaving a round")."""
+        return self.done and self.auto in (None, "timeout")
+
     def to_dict(self) -> Json:
         return {
             "player": self.player,

@@ -50,6 +50,7 @@ def _public_seat(state: TableState, seat: SeatState) -> Json:
         "escaped": seat.escaped,
         "left": seat.left,
         "done": seat.in_round and seat.done,
+        "committed": seat.in_round and seat.committed,
         "auto": seat.auto,
         "revealed": shown,
     }

@@ -180,10 +180,12 @@ def test_8_2_deal_goes_counter_clockwise_from_the_starting_seat() -> None:
     hands = {int(e.audience[1:]): e.payload for e in game.events("hand")}
     assert set(hands) == {0, 1, 2}
     assert hands[2]["cards"] == [str(x) for x in game.hand(2)]
-    # Sequential pace: one card every 120 ms round the table; card k of the 2nd seat dealt.
-    assert hands[2]["offsets_ms"][:3] == [120, 480, 840]
-    assert deal.payload["duration_ms"] == 39 * 120
-    assert game.state.deadline == pytest.approx(game.now + 39 * 0.120)
+    # Sequential pace: a round of cards every 120 ms, one player at a time (40 ms apart for
+    # 3 players): card k of the 2nd seat dealt lands at (3k + 1) × 40 ms.
+    assert hands[2]["offsets_ms"][:3] == [40, 160, 280]
+    assert hands[1]["offsets_ms"][:2] == [0, 120] and hands[0]["offsets_ms"][-1] == 1520
+    assert deal.payload["duration_ms"] == 13 * 120
+    assert game.state.deadline == pytest.approx(game.now + 13 * 0.120)
     assert len(hands[0]["suggestions"]) >= 1
 
 
@@ -696,9 +698,20 @@ def test_8_5_sequential_reveal_starts_from_the_smallest_hand_counter_clockwise()
     }
     (home_run,) = game.events("home_run")
     assert home_run.payload["shooter"] == 1
+    # A gun's effect lasts 1.5 intervals, a home run's 3, and each plays out before the next
+    # event (and the settlement): 12 reveals, 3 home-run guns (no effect of their own), 3 guns.
     phase = game.events("phase")[-1].payload
-    assert phase["phase"] == "comparing" and phase["duration_ms"] == 800 * (12 + 6 + 1)
-    assert game.state.deadline == pytest.approx(game.now + 0.8 * 19)
+    assert phase["phase"] == "comparing"
+    assert phase["duration_ms"] == 800 * (12 + 3) + 1200 * 3 + 2400
+    assert game.state.deadline == pytest.approx(game.now + 18.0)
+    effects = [*game.events("gun"), home_run]
+    assert [(e.payload.get("kind"), e.payload["effect_ms"]) for e in effects] == [
+        (e.payload["kind"], 1200 if e.payload["kind"] == "gun" else 0) for e in game.events("gun")
+    ] + [(None, 2400)]
+    ends = [e.payload["offset_ms"] + e.payload["effect_ms"] for e in effects]
+    starts = [e.payload["offset_ms"] for e in effects[1:]] + [phase["duration_ms"]]
+    assert all(end <= start for end, start in zip(ends, starts, strict=True))
+    assert not any(e.payload["run_over"] for e in game.events("gun"))
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -745,13 +758,18 @@ def test_8_5_row_results_and_gun_line_for_rules_example_1() -> None:
         [{"position": 0, "water": 2}, {"position": 1, "water": -2}],
         [{"position": 0, "water": 5}, {"position": 1, "water": -5}],
     ]
+    # Head to head (two players: the same figures from seat 0's side).
+    versus = [e.payload["versus"] for e in game.events("row_result")]
+    assert versus == [[{"a": 0, "b": 1, "water": w}] for w in (1, 2, 5)]
     (gun,) = game.events("gun")
     assert gun.payload == {
         "offset_ms": 6 * 800,
         "shooter": 0,
         "target": 1,
         "kind": "gun",
+        "run_over": False,
         "water": 3,
+        "effect_ms": 1200,
     }
     assert game.events("home_run") == []  # two players: no home run (§7.2)
     settle(game)
@@ -803,3 +821,95 @@ def test_9_drafts_must_round_trip_as_json() -> None:
     game = arranging(2)
     for draft in ({"x": float("nan")}, {1: "int key"}, {"t": ("a", "b")}, {"s": {1, 2}}):
         assert not machine.can_save_draft(game.state, position=0, draft=draft)
+
+
+# -- leaving once the hand is in (docs/protocol.md "Leaving a round") --------------------------
+
+
+def test_7_5_leaving_with_the_hand_in_is_no_escape_and_leaves_at_settlement() -> None:
+    game = arranging(3)
+    game.submit_best(2)
+    game.do(machine.leave, position=2)
+    seat = game.state.seat(2)
+    assert seat is not None and seat.left and not seat.escaped and seat.auto is None
+    assert game.events("leaving")[-1].payload == {"position": 2}
+    assert game.events("escaped") == []
+    with pytest.raises(TableError) as err:
+        machine.verify_leave(game.state, position=2)
+    assert err.value.code == "already_left"
+    game.submit_best(0)
+    game.submit_best(1)
+    settle(game, {"p0": 100_000, "p1": 100_000, "p2": 100_000})
+    result = game.result()
+    assert conserved(result)
+    assert [p["penalty"] for p in result["players"]] == [0, 0, 0]
+    assert not result["players"][2]["escaped"]
+    assert game.events("left")[-1].payload == {"position": 2, "player": "p2", "reason": "left"}
+    assert game.state.seat(2) is None
+
+
+def test_7_5_disconnected_after_submitting_pays_no_penalty_and_goes_at_the_ready_deadline() -> None:
+    game = arranging(2)
+    game.submit_best(1)
+    game.do(machine.disconnect, position=1)
+    game.submit_best(0)
+    settle(game, {"p0": 100_000, "p1": 100_000})
+    assert game.events("escaped") == []
+    result = game.result()
+    assert conserved(result) and result["players"][1]["penalty"] == 0
+    assert game.state.seat(1) is not None
+    game.fire()  # the Ready deadline: not back, so back to the room list
+    left = [e.payload for e in game.events("left")]
+    assert {"position": 1, "player": "p1", "reason": "ready_timeout"} in left
+
+
+def test_7_5_timed_out_while_here_then_gone_is_no_escape_but_hosted_is() -> None:
+    game = arranging(3)
+    game.do(machine.disconnect, position=2)  # hosted: its hand is played for it in absence
+    game.submit_best(0)
+    game.fire()  # the arrange deadline: seat 1 (here) timed out, seat 2 is hosted
+    assert game.seat(1).auto == "timeout" and game.seat(2).auto == "hosted"
+    game.do(machine.disconnect, position=1)
+    settle(game, {"p0": 100_000, "p1": 100_000, "p2": 100_000})
+    escaped = [e.payload["position"] for e in game.events("escaped")]
+    assert escaped == [2]
+    penalties = [p["penalty"] for p in game.result()["players"]]
+    assert penalties == [0, 0, 5 * 100]
+
+
+def test_7_5_leaving_before_the_hand_is_in_is_still_an_escape() -> None:
+    game = arranging(2)
+    game.do(machine.leave, position=1)
+    assert game.seat(1).escaped and game.events("leaving") == []
+
+
+def test_7_2_a_run_over_is_named_so_in_the_gun_event() -> None:
+    # Seat 0 wins the back and the middle and ties the front (same ranks): a run-over (辗过),
+    # scored as a gun by default.
+    a = arr("AS AH 3S", "KS KH KD 4C 4D", "9C TC JC QC KC")
+    b = arr("AD AC 3H", "8S 8H 8D 2H 2S", "JS JH JD 5C 5D")
+    game = Game(2, NO_SPECIALS)
+    game.start(hands={0: a.cards, 1: b.cards})
+    game.submit(0, a)
+    game.submit(1, b)
+    (gun,) = game.events("gun")
+    assert gun.payload["kind"] == "gun" and gun.payload["run_over"] is True
+    assert gun.payload["shooter"] == 0 and gun.payload["effect_ms"] == 1200
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_8_5_head_to_head_row_water_adds_up_to_each_seats_row_water(seed: int) -> None:
+    game = Game(4)
+    game.ready_all()
+    game.deal(plain_deck(4, 200 + seed))
+    game.fire()
+    for p in range(4):
+        game.submit_best(p)
+    for event in game.events("row_result"):
+        totals = dict.fromkeys(range(4), 0)
+        for pair in event.payload["versus"]:
+            assert pair["a"] < pair["b"]
+            totals[pair["a"]] += pair["water"]
+            totals[pair["b"]] -= pair["water"]
+        assert len(event.payload["versus"]) == 6
+        assert {w["position"]: w["water"] for w in event.payload["water"]} == totals
