@@ -1,5 +1,6 @@
 """Stored rule configurations: the default after migrate, snapshots, defaults, permissions."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -26,15 +27,21 @@ def make_config(name: str, **fields: object) -> RuleConfiguration:
     return RuleConfiguration.from_engine(DEFAULT_CONFIG, name=name, **fields)
 
 
+# The Standard rules after `migrate`: RULES.md's defaults, with the brisker comparison of
+# games/migrations/0010_brisker_comparison (issue 14, tempo).
+MIGRATED_DEFAULT = dataclasses.replace(DEFAULT_CONFIG, reveal_interval_ms=500)
+
+
 def test_the_default_configuration_after_migrate_is_rules_md() -> None:
     default = rule_configuration_default()
     assert RuleConfiguration.objects.filter(is_default=True).count() == 1
-    assert default.engine_config() == DEFAULT_CONFIG
+    assert default.engine_config() == MIGRATED_DEFAULT
     rows = list(default.special_hands.order_by("order"))
     assert [row.special for row in rows] == [s.id for s in DEFAULT_CONFIG.specials]
     assert [row.order for row in rows] == list(range(1, len(SPECIAL_IDS) + 1))
-    # History starts with the state the migration made.
-    assert default.history.count() == 1
+    # History starts with the state the migration made, then the tempo change.
+    assert default.history.count() == 2
+    assert default.history.first().history_change_reason.startswith("Tempo")
     assert SpecialHandSetting.history.filter(configuration_id=default.pk).count() == 15
 
 
@@ -61,7 +68,7 @@ def test_a_snapshot_does_not_change_when_the_configuration_is_edited() -> None:
     assert json.dumps(snapshot, sort_keys=True) == frozen
     assert json.loads(frozen) == snapshot  # plain JSON, as a round will store it
     old = RuleConfiguration.engine_config_from_snapshot(json.loads(frozen))
-    assert old == DEFAULT_CONFIG
+    assert old == MIGRATED_DEFAULT
     assert old.special("six_pairs").water == 4
     new = RuleConfiguration.engine_config_from_snapshot(config.snapshot())
     assert (new.base_score, new.gun_water, new.special("six_pairs").water) == (500, 5, 40)
