@@ -44,6 +44,7 @@ from accounts.models import (
     User,
 )
 from accounts.services import economy_settings_get_or_create, ledger_reverse, wallet_admin_adjust
+from shisanshui.admin_ids import CheckedHistoryIds, admin_id_or_404
 from shisanshui.csv_export import csv_text, streamed_csv
 
 
@@ -227,7 +228,7 @@ class TransactionAdmin(LedgerModelAdmin):
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
-        posted = Transaction.objects.filter(pk=object_id).first()
+        posted = Transaction.objects.filter(pk=admin_id_or_404(Transaction, object_id)).first()
         can_reverse = (
             posted is not None
             and posted.kind != TransactionKind.REVERSAL
@@ -362,7 +363,7 @@ class EntryAdmin(LedgerModelAdmin):
 
 
 @admin.register(EconomySettings)
-class EconomySettingsAdmin(SimpleHistoryAdmin):
+class EconomySettingsAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     """The one row of economy settings: the list opens it directly; every change is kept in
     its history with who made it. Changed by superusers and `rules_admin` (the permission
     `accounts.change_economysettings`), viewed by `support`."""

@@ -2,6 +2,7 @@ from typing import Any
 
 from django.apps import AppConfig, apps
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 def _sync_staff_groups(*, app_config: AppConfig, using: str = "default", **kwargs: Any) -> None:
@@ -21,7 +22,7 @@ def _sync_staff_groups(*, app_config: AppConfig, using: str = "default", **kwarg
 
 class AccountsConfig(AppConfig):
     name = "accounts"
-    verbose_name = "Accounts"
+    verbose_name = _("Accounts")
 
     def ready(self) -> None:
         post_migrate.connect(_sync_staff_groups, dispatch_uid="accounts.sync_staff_groups")

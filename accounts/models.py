@@ -18,7 +18,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Now
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
@@ -28,7 +28,8 @@ class User(AbstractUser):
 
     A custom user model from the first migration, so that fields can be added later without
     rewriting every foreign key to the user table. ``is_bot``: a bot player (games.bots),
-    seated and played by the platform; it has an unusable password and never logs in.
+    seated and played by the platform; it has an unusable password and never logs in. A bot's
+    nickname is a pair: ``first_name`` in Chinese, ``last_name`` in English (games.bots).
     """
 
     is_bot = models.BooleanField(
@@ -36,6 +37,17 @@ class User(AbstractUser):
         default=False,
         help_text=_("A bot player, played by the platform; it cannot log in."),
     )
+
+    def display_name(self) -> str:
+        """The name other players see: a person's username; a bot's nickname in the active
+        language (the other language's when one is missing, the username when both are)."""
+        if not self.is_bot:
+            return self.get_username()
+        chinese = (get_language() or "").lower().startswith("zh")
+        first, second = (
+            (self.first_name, self.last_name) if chinese else (self.last_name, self.first_name)
+        )
+        return first or second or self.get_username()
 
 
 class AccountKind(models.TextChoices):
@@ -110,6 +122,17 @@ class TransactionKind(models.TextChoices):
 # Kinds whose transactions must say why they were made.
 KINDS_NEEDING_A_REASON = (TransactionKind.ADMIN_ADJUSTMENT, TransactionKind.REVERSAL)
 
+# Reasons the platform writes itself: stored in English (the ledger's data does not change
+# with a reader's language), shown in the reader's language (Transaction.reason_display).
+SIGNUP_GRANT_REASON = "Sign-up grant"
+BOT_FUNDING_REASON = "Bot funding: the room's entry minimum"
+SYSTEM_REASONS = {
+    SIGNUP_GRANT_REASON: _("Sign-up grant"),
+    BOT_FUNDING_REASON: _("Bot funding: the room's entry minimum"),
+}
+# References that name a round or a room: "round:<id>", "room:<id>".
+REFERENCE_LABELS = {"round": _("Round #%(id)s"), "room": _("Room #%(id)s")}
+
 
 class Transaction(models.Model):
     """One movement of coins: entries summing to zero, posted once, never changed.
@@ -177,6 +200,27 @@ class Transaction(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.get_kind_display()}"
+
+    def reason_display(self) -> str:
+        """The reason in the reader's language when the platform wrote it; a person's (an
+        admin adjustment's, a reversal's) as it was typed."""
+        return str(SYSTEM_REASONS.get(self.reason, self.reason))
+
+    def reference_display(self) -> str:
+        """What caused it, in words: "Round #12", "Room #3"; "" for ``user:<id>`` (the
+        player's own account: a grant, a bonus); any other reference as stored."""
+        kind, _sep, ident = self.reference.partition(":")
+        if kind == "user":
+            return ""
+        label = REFERENCE_LABELS.get(kind)
+        if label is None or not ident.isdigit():
+            return self.reference
+        return str(label) % {"id": ident}
+
+    def reference_round_id(self) -> int | None:
+        """The round a ``round:<id>`` reference names, else None."""
+        kind, _sep, ident = self.reference.partition(":")
+        return int(ident) if kind == "round" and ident.isdigit() else None
 
 
 class Entry(models.Model):

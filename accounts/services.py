@@ -51,6 +51,7 @@ from accounts.errors import (
 )
 from accounts.models import (
     KINDS_NEEDING_A_REASON,
+    SIGNUP_GRANT_REASON,
     Account,
     AccountKind,
     EconomySettings,
@@ -541,7 +542,7 @@ def user_signup(
             amount=grant,
             idempotency_key=f"signup-grant:user:{user.pk}",
             reference=f"user:{user.pk}",
-            reason="Sign-up grant",
+            reason=SIGNUP_GRANT_REASON,
         )
     return user
 

@@ -14,6 +14,7 @@ from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 from django.views.generic import FormView
@@ -49,7 +50,19 @@ class SignUpView(FormView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         grant = economy_settings().effective_signup_grant
-        return {**super().get_context_data(**kwargs), "SIGNUP_GRANT": grant}
+        context = super().get_context_data(**kwargs)
+        return {**context, "SIGNUP_GRANT": grant, "next": self._next_url()}
+
+    def _next_url(self) -> str:
+        """Where to go once signed up (?next=, kept by the form, as the log-in page does): a
+        URL of this site only, else "" (the profile)."""
+        candidate = self.request.POST.get("next") or self.request.GET.get("next") or ""
+        safe = url_has_allowed_host_and_scheme(
+            candidate,
+            allowed_hosts={self.request.get_host()},
+            require_https=self.request.is_secure(),
+        )
+        return candidate if safe else ""
 
     def form_valid(self, form: SignUpForm) -> HttpResponse:
         try:
@@ -79,7 +92,7 @@ class SignUpView(FormView):
             _("Welcome, %(username)s! Your wallet holds %(balance)s coins.")
             % {"username": user.get_username(), "balance": f"{wallet_balance(user=user):,}"},
         )
-        return redirect("accounts:profile")
+        return redirect(self._next_url() or "accounts:profile")
 
 
 def _profile_page(request: HttpRequest, *, status: int = 200) -> HttpResponse:

@@ -30,6 +30,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
+from games import labels
 from games.models import PLAIN_FIELDS, ROW_BONUS_FIELDS, RuleConfiguration, SpecialHandSetting
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_BY_ID, SPECIAL_IDS, RuleConfig
 from games.rules.errors import ConfigError
@@ -41,6 +42,7 @@ from games.services import (
     special_hands_save,
 )
 from games.special_stats import special_deals_build_in_background, special_deals_ready
+from shisanshui.admin_ids import CheckedHistoryIds
 
 # Engine field name (as ConfigError messages start) -> the form field it belongs to.
 _ERROR_FIELDS = {name: name for name in PLAIN_FIELDS} | {
@@ -93,15 +95,14 @@ class RuleConfigurationForm(forms.ModelForm):
 
 
 class SpecialNameWidget(forms.Select):
-    """The special hand's Chinese and English names as text, not as a control."""
+    """The special hand's name (in the page's language) as text, not as a control."""
 
     def render(
         self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
     ) -> SafeString:
-        info = SPECIAL_BY_ID.get(str(value))
-        if info is None:
+        if SPECIAL_BY_ID.get(str(value)) is None:
             return format_html("{}", value or "")
-        return format_html("<strong>{}</strong> {}", info.zh, info.en)
+        return format_html("<strong>{}</strong>", labels.special_name(str(value)))
 
 
 class SpecialHandSettingForm(forms.ModelForm):
@@ -200,7 +201,7 @@ def _new_rows_initial() -> list[dict[str, Any]]:
 
 
 @admin.register(RuleConfiguration)
-class RuleConfigurationAdmin(SimpleHistoryAdmin):
+class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     form = RuleConfigurationForm
     inlines = [SpecialHandSettingInline]
     list_display = ("name", "is_default", "base_score", "entry_minimum", "updated_at")
@@ -335,6 +336,7 @@ class RuleConfigurationAdmin(SimpleHistoryAdmin):
         rows = [
             {
                 "stat": row,
+                "name": labels.special_name(row.id),
                 "order": orders.get(row.id, position),
                 "frequency": f"{row.frequency * 100:.3g} %",
                 "one_in": f"{row.one_in:,.0f}" if row.one_in else None,
@@ -498,6 +500,8 @@ class RuleConfigurationAdmin(SimpleHistoryAdmin):
 
 
 _TRACKED = ("enabled", "water", "order")
+# Their names in the history pages (the fields' verbose names carry a Chinese gloss).
+_TRACKED_LABELS = {"enabled": _("enabled"), "water": _("water"), "order": _("rank")}
 
 
 def _versions(object_id: str) -> list[Any]:
@@ -557,14 +561,15 @@ def special_hands_diff(*, configuration_id: int, old: Any, new: Any) -> list[dic
     out = []
     for special in sorted(set(before) | set(after)):
         a, b = before.get(special), after.get(special)
-        info = SPECIAL_BY_ID.get(special)
         for field in _TRACKED:
             va, vb = getattr(a, field, None), getattr(b, field, None)
             if va != vb:
                 out.append(
                     {
-                        "name": f"{info.zh} {info.en}" if info else special,
+                        "special": special,
+                        "name": labels.special_name(special),
                         "field": field,
+                        "label": str(_TRACKED_LABELS[field]),
                         "old": va,
                         "new": vb,
                         "by": getattr(b, "history_user", None),
@@ -589,16 +594,15 @@ def _special_changes(object_id: str, limit: int = 300) -> list[dict[str, Any]]:
     for record in records:
         before = previous.get(record.id)
         changes = [
-            (field, getattr(before, field), getattr(record, field))
+            (str(_TRACKED_LABELS[field]), getattr(before, field), getattr(record, field))
             for field in _TRACKED
             if before is not None and getattr(before, field) != getattr(record, field)
         ]
         previous[record.id] = record
-        info = SPECIAL_BY_ID.get(record.special)
         out.append(
             {
                 "record": record,
-                "name": f"{info.zh} {info.en}" if info else record.special,
+                "name": labels.special_name(record.special),
                 "changes": changes,
             }
         )

@@ -22,6 +22,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.admin.filters import DateFieldListFilter
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.db.models.constants import LOOKUP_SEP
@@ -34,8 +35,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.admin import ledger_csv_rows
-from accounts.models import Entry
-from games import audit
+from accounts.models import Entry, User
+from games import audit, labels
 from games.models import Round
 from games.selectors import (
     ROUND_PLAYER_SECRET_FIELDS,
@@ -44,6 +45,7 @@ from games.selectors import (
     round_in_play,
     rounds_hidden_until_settled,
 )
+from shisanshui.admin_ids import admin_id_or_404
 from shisanshui.csv_export import csv_text, streamed_csv
 
 IN_PLAY = _("in play — cards hidden until settlement")
@@ -124,6 +126,63 @@ def _arrangement_text(arrangement: Any) -> str:
     if not arrangement:
         return ""
     return " | ".join(" ".join(arrangement.get(row, [])) for row in ("front", "middle", "back"))
+
+
+def player_label(user: User) -> str:
+    """A player as the audit names them: the username, after a bot's nickname."""
+    name = user.display_name()
+    return name if name == user.get_username() else f"{name} ({user.get_username()})"
+
+
+def signed(value: int) -> str:
+    """Coins or water with their sign and thousands separators: +1,200, -60, 0."""
+    return ("+" if value > 0 else "") + intcomma(value)
+
+
+def result_rows(result: dict[str, Any], names: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """A stored result's pairs, cuts and transfers as the round page shows them: players by
+    name (``names``: user id -> label), guns told apart (gun, run-over, home run), row results
+    and kinds in words."""
+
+    def who(user_id: Any) -> str:
+        return names.get(str(user_id), str(user_id))
+
+    pairs = []
+    for pair in result.get("pairs", []):
+        kind = labels.gun_kind(pair)
+        pairs.append(
+            {
+                "a": who(pair["a"]),
+                "b": who(pair["b"]),
+                "rows": labels.row_marks(pair.get("rows")),
+                "gun": labels.gun_label(kind),
+                "gun_kind": kind or "",
+                "shooter": who(pair["shooter"]) if kind else "",
+                **{
+                    key: signed(pair.get(key, 0))
+                    for key in ("row_water", "bonus_water", "gun_water", "special_water", "water")
+                },
+            }
+        )
+    cuts = [
+        {
+            "from": who(c["from"]),
+            "to": who(c["to"]),
+            "owed": intcomma(c["owed"]),
+            "paid": intcomma(c["paid"]),
+        }
+        for c in result.get("cuts", [])
+    ]
+    transfers = [
+        {
+            "from": who(t["from"]),
+            "to": who(t["to"]),
+            "coins": intcomma(t["coins"]),
+            "kind": labels.transfer_kind_label(t.get("kind", "settlement")),
+        }
+        for t in result.get("transfers", [])
+    ]
+    return {"pairs": pairs, "cuts": cuts, "transfers": transfers}
 
 
 class StatusFilter(admin.SimpleListFilter):
@@ -279,14 +338,14 @@ class RoundAdmin(admin.ModelAdmin):
     def player_names(self, round_: Round) -> str:
         players = sorted(round_.players.all(), key=lambda p: p.position)
         if round_in_play(round_):
-            return ", ".join(p.user.username for p in players)
-        return ", ".join(f"{p.user.username} {p.delta:+d}" for p in players)
+            return ", ".join(player_label(p.user) for p in players)
+        return ", ".join(f"{player_label(p.user)} {signed(p.delta)}" for p in players)
 
     @admin.display(description=_("amount"))
-    def amount(self, round_: Round) -> int | None:
+    def amount(self, round_: Round) -> str | None:
         if round_in_play(round_):
             return None
-        return max((abs(p.delta) for p in round_.players.all()), default=0)
+        return intcomma(max((abs(p.delta) for p in round_.players.all()), default=0))
 
     @admin.display(description=_("flags"))
     def flags(self, round_: Round) -> str:
@@ -315,18 +374,31 @@ class RoundAdmin(admin.ModelAdmin):
         report = audit.round_verify(round_=round_)
         checks = {c.user_id: c for c in report.players}
         in_play = report.in_play
+        names = {str(p.user_id): player_label(p.user) for p in players}
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "original": round_,
+            # A wide page (a row per player, a column per figure): the width the admin's
+            # navigation would take is the table's, so that the page fits a 1280 px window.
+            "is_nav_sidebar_enabled": False,
             "title": gettext("Round %(round)s") % {"round": round_},
             "round": round_,
-            "rows": [(p, checks.get(p.user_id)) for p in players],
+            "rows": [
+                (
+                    p,
+                    checks.get(p.user_id),
+                    labels.special_name(p.special),
+                    labels.auto_label(p.auto),
+                )
+                for p in players
+            ],
             "report": report,
             "in_play": in_play,
             "in_play_marker": IN_PLAY,
             "config_json": json.dumps(round_.config, indent=2, ensure_ascii=False),
             "result": round_.result or {},
+            **({} if in_play else result_rows(round_.result or {}, names)),
             "transactions": [
                 (t, list(t.entries.select_related("account__user").order_by("id")))
                 for t in audit.round_transactions(round_=round_)
@@ -335,6 +407,14 @@ class RoundAdmin(admin.ModelAdmin):
             **(extra_context or {}),
         }
         return TemplateResponse(request, "admin/games/round/detail.html", context)
+
+    def history_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """Django's history page (empty: rounds are never changed), but a 404 for an address
+        that names no round id (``<id>/change/history/`` reaches it with "<id>/change")."""
+        admin_id_or_404(Round, object_id)
+        return super().history_view(request, object_id, extra_context)
 
     # -- actions and the bulk verification --------------------------------------------------
     @admin.action(description=_("Verify the selected rounds"), permissions=["view"])

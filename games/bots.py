@@ -12,7 +12,14 @@ anyone else.
 Decided here:
 
 - **Pool.** ``bots_fill`` reuses idle bots (:func:`bots_idle`: seated nowhere, oldest first)
-  before creating new ones (username ``bot-<8 hex>``, display name ``机器人 Bot <n>``).
+  before creating new ones (username ``bot-<8 hex>``, never shown to players).
+- **Names.** A bot has a nickname pair from :data:`BOT_NICKNAMES` (``first_name`` Chinese,
+  ``last_name`` English; ``User.display_name`` picks the reader's language). When bots sit
+  down (:func:`bots_name`), each keeps its nickname unless another bot at that table has the
+  same one, or one with the same initial (the table draws a seat's avatar from its name's
+  first character), and is given a free one then. The nicknames' Chinese first characters
+  and English initials are all different, so bots at one table never share a name or an
+  avatar.
 - **Funding.** At seating time, and before each Ready, a bot holding less than the room's
   entry minimum gets the difference from the mint, as one ``grant`` through ``ledger_post``
   (``wallet_grant``) whose idempotency key names the bot, the room and the wallet's last
@@ -50,7 +57,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Entry, User
+from accounts.models import BOT_FUNDING_REASON, Entry, User
 from accounts.services import wallet_get_or_create, wallet_grant
 from games import table_services
 from games.models import Table, TableEvent
@@ -75,7 +82,35 @@ DELAYS: dict[str, tuple[float, float]] = {
 # The special is compared with the best arrangement against this many opponents (the engine's
 # reference: a full table).
 OPPONENTS = 3
-BOT_NAME = "机器人 Bot {number}"
+# (Chinese, English) nicknames: every Chinese first character and every English initial
+# differs from the others' (see "Names" above).
+BOT_NICKNAMES: tuple[tuple[str, str], ...] = (
+    ("王牌", "Ace"),
+    ("月兔", "Bunny"),
+    ("白鹤", "Crane"),
+    ("金龙", "Dragon"),
+    ("飞鹰", "Eagle"),
+    ("雪狐", "Fox"),
+    ("海鸥", "Gull"),
+    ("骏马", "Horse"),
+    ("常春藤", "Ivy"),
+    ("翡翠", "Jade"),
+    ("风筝", "Kite"),
+    ("福星", "Lucky"),
+    ("流星", "Meteor"),
+    ("新星", "Nova"),
+    ("猫头鹰", "Owl"),
+    ("熊猫", "Panda"),
+    ("麒麟", "Qilin"),
+    ("石头", "Rocky"),
+    ("麻雀", "Sparrow"),
+    ("猛虎", "Tiger"),
+    ("独角兽", "Unicorn"),
+    ("青蛇", "Viper"),
+    ("银狼", "Wolf"),
+    ("悠悠", "Yoyo"),
+    ("斑马", "Zebra"),
+)
 # The sweeper nudges a bot whose table has not moved for this long (times the delay scale, plus
 # a margin): longer than any delay, so it only catches lost tasks.
 NUDGE_MARGIN_SECONDS = 5.0
@@ -156,16 +191,47 @@ def bots_idle(count: int) -> list[User]:
 
 
 def bot_create() -> User:
-    """A new bot with an empty wallet and an unusable password."""
-    number = User.objects.filter(is_bot=True).count() + 1
+    """A new bot with an empty wallet, an unusable password and a random nickname."""
+    zh, en = random.choice(BOT_NICKNAMES)
     bot = User.objects.create_user(
         username=f"bot-{secrets.token_hex(4)}",
         password=None,
-        first_name=BOT_NAME.format(number=number),
+        first_name=zh,
+        last_name=en,
         is_bot=True,
     )
     wallet_get_or_create(user=bot)
     return bot
+
+
+def _initials(zh: str, en: str) -> set[str]:
+    return {zh[:1], en[:1].upper()} - {""}
+
+
+def bot_nickname_free(*, taken: list[tuple[str, str]]) -> tuple[str, str]:
+    """A nickname of :data:`BOT_NICKNAMES` sharing no initial with ``taken`` (the names of
+    the others at a table), at random; any nickname when all are taken (never at one table:
+    there are more nicknames than seats)."""
+    used = set().union(*(_initials(zh, en) for zh, en in taken))
+    free = [pair for pair in BOT_NICKNAMES if not _initials(*pair) & used]
+    return random.choice(free or list(BOT_NICKNAMES))
+
+
+def bots_name(*, bots: list[User], room: Room) -> None:
+    """Give the bots about to sit in ``room`` nicknames that no bot there shares, name or
+    initial (so that neither their names nor their avatars are alike): a bot keeps its own
+    when it is free, else gets a free one (saved). Call in the transaction that seats them."""
+    seated = Seat.objects.filter(room=room, user__is_bot=True).exclude(
+        user__in=[b.pk for b in bots]
+    )
+    taken = list(seated.values_list("user__first_name", "user__last_name"))
+    for bot in bots:
+        own = (bot.first_name, bot.last_name)
+        used = set().union(*(_initials(zh, en) for zh, en in taken))
+        if own not in BOT_NICKNAMES or _initials(*own) & used:
+            bot.first_name, bot.last_name = bot_nickname_free(taken=taken)
+            bot.save(update_fields=["first_name", "last_name"])
+        taken.append((bot.first_name, bot.last_name))
 
 
 def bot_fund(*, bot: User, room: Room) -> int:
@@ -182,7 +248,7 @@ def bot_fund(*, bot: User, room: Room) -> int:
         amount=missing,
         idempotency_key=f"bot-grant:user:{bot.pk}:room:{room.pk}:after-entry:{last or 0}",
         reference=f"room:{room.pk}",
-        reason="Bot funding: the room's entry minimum",
+        reason=BOT_FUNDING_REASON,
     )
     return missing
 

@@ -11,9 +11,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from games.labels import special_name
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_INFO, RuleConfig
 
 SPECIAL_CHOICES = [(s.id, f"{s.zh} {s.en}") for s in SPECIAL_INFO]
@@ -299,7 +301,8 @@ class SpecialHandSetting(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_special_display()} ({self.water})"
+        # The name in the reader's language (the choices' label has both, for the migrations).
+        return f"{special_name(self.special)} ({self.water})"
 
 
 # -- tables and rounds -------------------------------------------------------------------------
@@ -406,7 +409,10 @@ class Round(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"table {self.table_id} round {self.number}"
+        return gettext("table %(table)s, round %(number)s") % {
+            "table": self.table_id,
+            "number": self.number,
+        }
 
 
 class RoundPlayer(models.Model):

@@ -47,9 +47,21 @@ class RoomRulesSerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
+class RoomNicknameSerializer(serializers.Serializer):
+    zh = serializers.CharField()
+    en = serializers.CharField()
+
+
 class RoomPlayerSerializer(serializers.Serializer):
     position = serializers.IntegerField(help_text="Seat position, from 0.")
     username = serializers.CharField()
+    name = serializers.CharField(
+        help_text="The name players see: the username, or a bot's nickname in the request's "
+        "language."
+    )
+    nickname = RoomNicknameSerializer(
+        allow_null=True, help_text="A bot's nickname in Chinese and English; null for a person."
+    )
 
 
 class RoomSerializer(serializers.Serializer):
@@ -67,6 +79,7 @@ class RoomSerializer(serializers.Serializer):
     status = serializers.CharField(help_text="open or closed.")
     owner = serializers.CharField(help_text="The owner's username.")
     players = RoomPlayerSerializer(many=True)
+    people = serializers.IntegerField(help_text="Players seated who are not bots.")
     version = serializers.IntegerField(help_text="Grows with every visible change.")
     code = serializers.CharField(
         allow_null=True,

@@ -7,7 +7,10 @@ Protocol (JSON text frames, one object each, at most MAX_MESSAGE_BYTES):
   string (?page=2&base_score=100&seats=4&free=on, as the lobby page's); then
   {"type": "room.created" | "room.updated" | "room.closed", "room": {...}} whenever any room
   changes (every event carries the room's full public row, `version` included; a private
-  room's code is never in a row). What a client does with them on its page: docs/protocol.md;
+  room's code is never in a row). What a client does with them on its page: docs/protocol.md.
+  The rooms listed are those where a person sits, and the player's own (`listed_for`); the
+  snapshot's `in_round` says whether the player is playing a round at their table, and
+  {"type": "seat.round", "in_round": bool} follows whenever that round starts or ends;
 - the client may send {"type": ..., "id": <echoed>, ...} with type one of
   ping, snapshot (with `page` and the filters `base_score`, `seats`, `free`), room.create,
   room.join, room.join_by_code, room.quick_join, room.leave, room.close (fields as in the HTTP
@@ -45,7 +48,7 @@ from lobby.errors import (
     RateLimitedError,
     UnknownMessageType,
 )
-from lobby.selectors import room_page, room_rows, room_view, seat_view
+from lobby.selectors import room_page, room_rows, room_view, seat_in_round, seat_view
 from lobby.serializers import (
     JoinByCodeInput,
     QuickJoinInput,
@@ -62,6 +65,7 @@ from lobby.services import (
     room_leave,
     room_quick_join,
 )
+from lobby.signals import lobby_user_group
 from shisanshui.ratelimit import arate_limit_hit
 from shisanshui.sockets import Consumer
 
@@ -204,11 +208,14 @@ def _snapshot(user: User, wanted: dict[str, Any]) -> dict[str, Any]:
         base_score=wanted["base_score"],
         seats=wanted["seats"],
         has_free_seat=True if wanted["free"] else None,
+        listed_for=user,
     )
+    seat = seat_view(user=user)
     return {
         "type": "snapshot",
         "rooms": room_rows(rooms=page.rooms),
-        "seat": seat_view(user=user),
+        "seat": seat,
+        "in_round": seat is not None and seat_in_round(user=user, room_id=seat["room"]["id"]),
         "page": page.number,
         "pages": page.pages,
         "total": page.total,
@@ -260,6 +267,7 @@ class LobbyConsumer(Consumer):
         # Join the group before reading the snapshot, so that no change falls in between
         # (one that lands in both is harmless: rows carry versions and clients upsert).
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        await self.channel_layer.group_add(lobby_user_group(user.pk), self.channel_name)
         self.in_group = True
         await self.accept()
         await self.send_json(await _snapshot(self.user, _query_wanted(self.scope)))
@@ -267,6 +275,9 @@ class LobbyConsumer(Consumer):
     async def disconnect(self, code: int) -> None:
         if getattr(self, "in_group", False):
             await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+            await self.channel_layer.group_discard(
+                lobby_user_group(self.user.pk), self.channel_name
+            )
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer one frame; every refusal, whatever raised it, is answered here."""
@@ -317,6 +328,10 @@ class LobbyConsumer(Consumer):
     async def lobby_event(self, event: dict[str, Any]) -> None:
         """A room changed (sent by the services to the lobby group): pass its row on."""
         await self.send_json({"type": event["event"], "room": event["room"]})
+
+    async def lobby_seat_round(self, event: dict[str, Any]) -> None:
+        """The player's round started or ended (lobby.signals): the page's seat banner."""
+        await self.send_json({"type": "seat.round", "in_round": bool(event["in_round"])})
 
     async def send_json(self, content: dict[str, Any]) -> None:
         with contextlib.suppress(SocketClosed):  # the client has just gone: see SocketClosed

@@ -26,8 +26,21 @@ class RoomFilterForm(forms.Form):
     free = forms.BooleanField(label=_("With a free seat"), required=False)
 
 
+BOT_CHOICES = [
+    (0, _("No bots: wait for people")),
+    (1, _("1 bot")),
+    (2, _("2 bots")),
+    (3, _("3 bots")),
+]
+
+
 class RoomCreateForm(forms.Form):
-    name = forms.CharField(label=_("Name"), max_length=NAME_MAX_LENGTH)
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=NAME_MAX_LENGTH,
+        required=False,
+        help_text=_("Optional: your name's table by default."),
+    )
     rules = forms.ModelChoiceField(
         label=_("Rules"),
         queryset=RuleConfiguration.objects.order_by("-is_default", "name"),
@@ -41,18 +54,20 @@ class RoomCreateForm(forms.Form):
     )
     seats = forms.TypedChoiceField(label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4)
     private = forms.BooleanField(label=_("Private (joined with a code)"), required=False)
-    bots = forms.IntegerField(
-        label=_("Bots"),
+    bots = forms.TypedChoiceField(
+        label=_("Bots (computer players)"),
+        choices=BOT_CHOICES,
+        coerce=int,
         required=False,
+        empty_value=0,
         initial=0,
-        help_text=_("Bot players that take the other seats, so you can play alone."),
-        widget=forms.NumberInput(attrs={"min": 0, "max": max(SEAT_COUNTS) - 1}),
+        help_text=_("Bots take seats beside you, so you can play alone; they leave with you."),
     )
 
-    def clean_bots(self) -> int:
-        """An empty field means no bots; the service checks the number against the seats."""
-        bots = self.cleaned_data.get("bots")
-        return 0 if bots is None else bots
+    def clean_name(self) -> str | None:
+        """An empty name means the default name (the service makes it)."""
+        name = self.cleaned_data.get("name")
+        return name if name and name.strip() else None
 
 
 class RoomJoinForm(forms.Form):

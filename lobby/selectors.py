@@ -11,17 +11,26 @@ from typing import Any, TypedDict
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import User
+from games.models import Table
+from games.table.state import ROUND_PHASES, TableState
 from lobby.models import Room, RoomStatus, Seat
+
+
+class Nickname(TypedDict):
+    zh: str
+    en: str
 
 
 class PlayerRow(TypedDict):
     position: int
     username: str
+    name: str  # what players see: the username, or a bot's nickname (User.display_name)
+    nickname: Nickname | None  # a bot's nickname in both languages (a live row's reader picks)
 
 
 class RulesRow(TypedDict):
@@ -41,6 +50,7 @@ class RoomRow(TypedDict):
     status: str
     owner: str
     players: list[PlayerRow]
+    people: int  # players who are not bots
     version: int
 
 
@@ -48,7 +58,10 @@ def _rooms() -> QuerySet[Room]:
     """Rooms with everything their row needs, in two queries whatever their number."""
     return (
         Room.objects.select_related("rules", "owner")
-        .annotate(seats_taken=Count("taken_seats"))
+        .annotate(
+            seats_taken=Count("taken_seats"),
+            people=Count("taken_seats", filter=Q(taken_seats__user__is_bot=False)),
+        )
         .prefetch_related(
             Prefetch(
                 "taken_seats",
@@ -63,9 +76,16 @@ def room_list(
     base_score: int | None = None,
     seats: int | None = None,
     has_free_seat: bool | None = None,
+    listed_for: Any = None,
 ) -> QuerySet[Room]:
-    """Open rooms, oldest first, optionally filtered; each row-ready (see `room_row`)."""
+    """Open rooms, oldest first, optionally filtered; each row-ready (see `room_row`).
+
+    `listed_for` (a user): only the rooms the lobby lists to that player, those where a person
+    sits (a room nobody or only bots sit in has nobody to play with) and the player's own
+    (which they may close)."""
     rooms = _rooms().filter(status=RoomStatus.OPEN)
+    if listed_for is not None:
+        rooms = rooms.filter(Q(people__gt=0) | Q(owner=listed_for))
     if base_score is not None:
         rooms = rooms.filter(base_score=base_score)
     if seats is not None:
@@ -95,12 +115,15 @@ def room_page(
     seats: int | None = None,
     has_free_seat: bool | None = None,
     size: int | None = None,
+    listed_for: Any = None,
 ) -> RoomPage:
     """A page of open rooms, newest first (a new room, the likeliest to have free seats, is on
     top; the order never changes while a room is open), filtered like `room_list`; at most
     `size` (LOBBY_PAGE_SIZE) rooms. A page past the last is the last. Three queries."""
     size = size or settings.LOBBY_PAGE_SIZE
-    rooms = room_list(base_score=base_score, seats=seats, has_free_seat=has_free_seat)
+    rooms = room_list(
+        base_score=base_score, seats=seats, has_free_seat=has_free_seat, listed_for=listed_for
+    )
     paginator = Paginator(rooms.order_by("-id"), size)
     current = paginator.get_page(page)
     return RoomPage(
@@ -109,6 +132,27 @@ def room_page(
         pages=paginator.num_pages,
         total=paginator.count,
         size=size,
+    )
+
+
+def bot_rooms_joinable(*, rules: Any, base_score: int, balance: int) -> QuerySet[Room]:
+    """Public open rooms of these rules and base score where bots play beside at least one
+    person, with a free seat and an entry minimum within `balance`: where Play now seats a
+    player before it opens a room. Oldest first (ascending ids: the lobby's lock order)."""
+    return (
+        Room.objects.filter(
+            status=RoomStatus.OPEN,
+            is_private=False,
+            rules=rules,
+            base_score=base_score,
+            entry_minimum__lte=balance,
+        )
+        .annotate(
+            seats_taken=Count("taken_seats"),
+            bots=Count("taken_seats", filter=Q(taken_seats__user__is_bot=True)),
+        )
+        .filter(seats_taken__lt=F("seats"), bots__gt=0, seats_taken__gt=F("bots"))
+        .order_by("id")
     )
 
 
@@ -150,8 +194,24 @@ def room_row(*, room: Room) -> RoomRow:
         "private": room.is_private,
         "status": room.status,
         "owner": room.owner.get_username(),
-        "players": [{"position": s.position, "username": s.user.get_username()} for s in seats],
+        "players": [_player_row(s) for s in seats],
+        "people": sum(1 for s in seats if not s.user.is_bot),
         "version": room.version,
+    }
+
+
+def _player_row(seat: Seat) -> PlayerRow:
+    """A seated player in a room's row; ``name`` is in the active language, and a bot's
+    ``nickname`` has both (a row sent to every lobby is read in each reader's language)."""
+    user = seat.user
+    nickname: Nickname | None = (
+        {"zh": user.first_name, "en": user.last_name} if user.is_bot else None
+    )
+    return {
+        "position": seat.position,
+        "username": user.get_username(),
+        "name": user.display_name(),
+        "nickname": nickname,
     }
 
 
@@ -197,3 +257,16 @@ def seat_view(*, user: Any) -> SeatView | None:
     room = room_view(room_id=seat.room_id, user=user)
     assert room is not None
     return {"room": room, "position": seat.position}
+
+
+def seat_in_round(*, user: Any, room_id: int) -> bool:
+    """Whether the player is playing a round at the table of room `room_id` right now (dealt
+    in, the round not settled yet): leaving the table then is an escape (RULES.md §7.5)."""
+    state = Table.objects.filter(room_id=room_id).values_list("state", flat=True).first()
+    return state is not None and player_in_round(TableState.from_dict(state), str(user.pk))
+
+
+def player_in_round(state: TableState, player: str) -> bool:
+    """Whether ``player`` is dealt in the table's round in play (pure)."""
+    seat = state.seat_of(player)
+    return seat is not None and seat.in_round and state.phase in ROUND_PHASES

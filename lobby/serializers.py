@@ -11,7 +11,12 @@ from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, SEAT_COUNTS
 
 
 class RoomCreateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=200, trim_whitespace=False)
+    name = serializers.CharField(
+        max_length=200,
+        trim_whitespace=False,
+        required=False,
+        help_text="Optional: without it, the room is named after its owner.",
+    )
     base_score = serializers.IntegerField()
     seats = serializers.IntegerField()
     private = serializers.BooleanField(default=False)

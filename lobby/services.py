@@ -1,4 +1,4 @@
-"""Services of the lobby: creating, joining, quick-joining, leaving and closing rooms.
+"""Services of the lobby: creating, joining, quick-joining, playing now, leaving and closing rooms.
 
 Each runs in one database transaction, check -> lock -> write -> notify:
 1. validate the input in Python and refuse with a `lobby.errors.LobbyError` (nothing written);
@@ -17,7 +17,18 @@ Rules that the text of the issue left open, decided here:
 - quick-join takes the oldest public open room using the default rules at that base score and
   seat count that has a free seat the player can afford, and otherwise creates one; quick-joins
   for the same table kind are serialized (on PostgreSQL) so that two players arriving together
-  sit at the same new table instead of opening one each.
+  sit at the same new table instead of opening one each;
+- "Play now" (`room_quick_play`) seats the player at a table with bots in one click, at the
+  highest of QUICK_PLAY_BASE_SCORES the player can afford: the oldest public bot room of the
+  default rules at that base score with a person in it and a free seat, else a new room of
+  QUICK_PLAY_SEATS seats with QUICK_PLAY_BOTS bots, one seat left for the next player who
+  presses Play now. A player seated already is not seated again: the
+  seat they hold is returned, so the page sends them back to their table;
+- a room the table's bots have just left empty (the last person went, so the bots did,
+  `games.table.flow.house_leaves_alone`) is closed at once, in the same transaction
+  (`seats_release`): dead bot rooms never pile up in the lobby. An empty room where only
+  people sat stays open for its owner (closed after LOBBY_IDLE_ROOM_SECONDS, below);
+- a room created without a name gets `default_room_name`.
 
 The room and its table move together: every seat taken here also sits at the room's table
 (`games.table_services.table_sit`, same transaction), and leaving goes through the table first.
@@ -33,8 +44,10 @@ Limits against abuse (their rates: settings.RATE_LIMITS, shisanshui.ratelimit):
   is refused with `rate_limited`, the right one too, until the window frees up. (Counted after
   the attempt: parallel attempts may pass a few more, a handful at most against 31**6 codes.)
 - a player owns at most LOBBY_MAX_OPEN_ROOMS open rooms (`too_many_rooms`) and opens rooms at
-  most at the rate "lobby.room_create"; quick-join's rooms count too (quick-join with bots,
-  then leave, is otherwise the cheapest way to fill the lobby);
+  most at the rate "lobby.room_create"; quick-join's and Play now's rooms count too (quick-join
+  with bots, then leave, is otherwise the cheapest way to fill the lobby);
+- Play now seats a player at most at the rate "lobby.quick_play" (a player already seated is
+  sent back to their table without spending it);
 - a room nobody has sat in for LOBBY_IDLE_ROOM_SECONDS is closed (`room_close_idle`, from the
   beat task lobby.tasks.close_idle_rooms).
 """
@@ -44,6 +57,7 @@ import logging
 import math
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 
 from asgiref.sync import async_to_sync
@@ -90,7 +104,13 @@ from lobby.models import (
     RoomStatus,
     Seat,
 )
-from lobby.selectors import room_get, room_list, room_row, seat_for_user
+from lobby.selectors import (
+    bot_rooms_joinable,
+    room_get,
+    room_list,
+    room_row,
+    seat_for_user,
+)
 from shisanshui.ratelimit import rate_limit_check, rate_limit_hit
 
 logger = logging.getLogger(__name__)
@@ -102,14 +122,26 @@ ROOM_UPDATED = "room.updated"
 ROOM_CLOSED = "room.closed"
 
 QUICK_JOIN_ROOM_NAME = "快速 Quick"
+# Play now: the base scores tried, highest first (the first the player can afford); the seats
+# and bots of a room it opens (one seat left free for the next player who presses Play now).
+QUICK_PLAY_BASE_SCORES = (100, 10, 1)
+QUICK_PLAY_SEATS = 4
+QUICK_PLAY_BOTS = 2
+QUICK_PLAY_ROOM_NAME = "快速 Quick · 机器人 Bots"
+# A room opened without a name: "<owner> 的桌 Table", the owner's name cut to fit.
+DEFAULT_ROOM_NAME = "{owner} 的桌 Table"
 # How many candidate rooms quick-join looks at before it opens a new one.
 QUICK_JOIN_CANDIDATES = 20
 _CODE_ATTEMPTS = 10
-# Namespace of the PostgreSQL advisory locks that serialize quick-joins (any fixed int4).
+# Namespaces of the PostgreSQL advisory locks that serialize quick-joins, Play nows of a base
+# score, and one player's Play nows (any fixed int4s; taken in the order player, then kind).
 _QUICK_JOIN_LOCK_SPACE = 0x5353
+_QUICK_PLAY_LOCK_SPACE = 0x5354
+_QUICK_PLAY_USER_LOCK_SPACE = 0x5355
 # The rate limits of the lobby's services (settings.RATE_LIMITS).
 JOIN_CODE_FAILURES = "lobby.join_code_failure"
 ROOM_CREATIONS = "lobby.room_create"
+QUICK_PLAYS = "lobby.quick_play"
 
 
 # Validation: plain Python, before any query.
@@ -120,6 +152,13 @@ def _checked_name(name: object) -> str:
     if not text or len(text) > NAME_MAX_LENGTH or not text.isprintable():
         raise InvalidRoomName(max=NAME_MAX_LENGTH)
     return text
+
+
+def default_room_name(*, owner: User) -> str:
+    """The name of a room opened without one: "alice 的桌 Table" (within NAME_MAX_LENGTH)."""
+    room_word = DEFAULT_ROOM_NAME.format(owner="")
+    username = owner.get_username()[: NAME_MAX_LENGTH - len(room_word)]
+    return DEFAULT_ROOM_NAME.format(owner=username)
 
 
 def _checked_seats(seats: object) -> int:
@@ -298,20 +337,21 @@ def _group_send(group: str, message: dict[str, object]) -> Callable[[], None]:
 def room_create(
     *,
     owner: User,
-    name: str,
     base_score: int,
     seats: int,
+    name: str | None = None,
     private: bool = False,
     rules: RuleConfiguration | None = None,
     bots: int = 0,
 ) -> Room:
-    """Open a room and seat its creator at position 0; `rules` defaults to the default rules.
+    """Open a room and seat its creator at position 0; `rules` defaults to the default rules,
+    `name` (None) to `default_room_name` (an empty or blank name given is refused).
 
     The creator must not be seated elsewhere, must have the room's entry minimum, fewer than
     LOBBY_MAX_OPEN_ROOMS open rooms and room creations left ("lobby.room_create"). `bots`
     (0 to seats - 1) bot players take the next seats (`bots_fill`).
     """
-    name = _checked_name(name)
+    name = _checked_name(default_room_name(owner=owner) if name is None else name)
     base_score = _checked_base_score(base_score)
     seats = _checked_seats(seats)
     bots = _checked_bots(bots, seats=seats)
@@ -346,6 +386,7 @@ def bots_fill(*, room: Room, count: int) -> list[User]:
     bots = games_bots.bots_idle(count)
     while len(bots) < count:
         bots.append(games_bots.bot_create())
+    games_bots.bots_name(bots=bots, room=room)  # no two alike at the table
     for bot in bots:
         games_bots.bot_fund(bot=bot, room=room)
         room_join(user=bot, room_id=room.pk, code=room.code or "")
@@ -434,25 +475,14 @@ def room_quick_join(*, user: User, base_score: int, seats: int, with_bots: bool 
         )
         return Seat.objects.get(room=room, user=user)
 
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_advisory_xact_lock(%s, %s)",
-                [_QUICK_JOIN_LOCK_SPACE, base_score * 8 + seats],
-            )
+    _advisory_lock(_QUICK_JOIN_LOCK_SPACE, base_score * 8 + seats)
     candidates = list(
         room_list(base_score=base_score, seats=seats, has_free_seat=True)
         .filter(rules=rules, is_private=False, entry_minimum__lte=balance)
         .values_list("pk", flat=True)[:QUICK_JOIN_CANDIDATES]
     )
-    for room_id in candidates:  # ascending ids: the lock order every service uses
-        room = Room.objects.select_for_update().get(pk=room_id)
-        position = _free_position(room=room)
-        if room.status != RoomStatus.OPEN or position is None:
-            continue
-        seat = _sit(room=room, user=user, position=position)
-        _touch(room=room)
-        _notify(event=ROOM_UPDATED, room=room)
+    seat = _sit_in_first(user=user, room_ids=candidates)
+    if seat is not None:
         return seat
 
     needed = entry_minimum(rules=rules, base_score=base_score)
@@ -470,6 +500,97 @@ def room_quick_join(*, user: User, base_score: int, seats: int, with_bots: bool 
     seat = _sit(room=room, user=user, position=0)
     _notify(event=ROOM_CREATED, room=room)
     return seat
+
+
+def _advisory_lock(space: int, key: int) -> None:
+    """Wait for the transaction-level advisory lock (space, key) on PostgreSQL (elsewhere
+    writers are serialized anyway); held until the transaction ends."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [space, key])
+
+
+def _sit_in_first(*, user: User, room_ids: list[int]) -> Seat | None:
+    """Seat the player in the first of these rooms that is still open with a free seat, each
+    re-checked under its lock; None when none is. The ids must be ascending: the lock order
+    every service uses when it locks several rooms."""
+    for room_id in room_ids:
+        room = Room.objects.select_for_update().get(pk=room_id)
+        position = _free_position(room=room)
+        if room.status != RoomStatus.OPEN or position is None:
+            continue
+        seat = _sit(room=room, user=user, position=position)
+        _touch(room=room)
+        _notify(event=ROOM_UPDATED, room=room)
+        return seat
+    return None
+
+
+@dataclass(frozen=True)
+class QuickPlay:
+    """What Play now did: the player's seat, and whether the player sat down just now (False:
+    seated already, sent back to that table), in a new room or an existing one."""
+
+    seat: Seat
+    seated_now: bool
+    opened: bool
+
+
+def quick_play_base_score(*, rules: RuleConfiguration, balance: int) -> int | None:
+    """The highest of QUICK_PLAY_BASE_SCORES whose entry minimum the balance covers, or None."""
+    for base_score in QUICK_PLAY_BASE_SCORES:
+        if entry_minimum(rules=rules, base_score=base_score) <= balance:
+            return base_score
+    return None
+
+
+@transaction.atomic
+def room_quick_play(*, user: User) -> QuickPlay:
+    """Play now: seat the player at a table with bots, with the default rules.
+
+    A player seated already keeps that seat (returned, `seated_now` False; nothing is spent).
+    Otherwise, at the highest of QUICK_PLAY_BASE_SCORES the player can afford: the oldest
+    public open room with bots, a person and a free seat, else a new room of QUICK_PLAY_SEATS
+    seats with QUICK_PLAY_BOTS bots. One player's Play nows are serialized (on PostgreSQL), and
+    everyone's at one base score, so that repeated clicks or two tabs never seat a player twice
+    nor open two rooms, and players arriving together fill one room. Refused past the rate
+    "lobby.quick_play" (`rate_limited`), and, when a room must be opened, like `room_create`
+    (`too_many_rooms`, "lobby.room_create"); without the smallest entry minimum,
+    `insufficient_coins`.
+    """
+    _advisory_lock(_QUICK_PLAY_USER_LOCK_SPACE, user.pk)  # this player's Play nows, one by one
+    seated = seat_for_user(user=user)
+    if seated is not None:
+        return QuickPlay(seat=seated, seated_now=False, opened=False)
+    limited = rate_limit_hit(QUICK_PLAYS, user.pk)
+    if limited is not None:
+        raise RateLimitedError(retry_after=limited.retry_after)
+    rules = _default_rules()
+    balance = wallet_balance(user=user)
+    base_score = quick_play_base_score(rules=rules, balance=balance)
+    if base_score is None:
+        needed = entry_minimum(rules=rules, base_score=QUICK_PLAY_BASE_SCORES[-1])
+        raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
+
+    _advisory_lock(_QUICK_PLAY_LOCK_SPACE, base_score)  # then everyone's at this base score
+    candidates = list(
+        bot_rooms_joinable(rules=rules, base_score=base_score, balance=balance).values_list(
+            "pk", flat=True
+        )[:QUICK_JOIN_CANDIDATES]
+    )
+    seat = _sit_in_first(user=user, room_ids=candidates)
+    if seat is not None:
+        return QuickPlay(seat=seat, seated_now=True, opened=False)
+
+    room = room_create(
+        owner=user,
+        name=QUICK_PLAY_ROOM_NAME,
+        base_score=base_score,
+        seats=QUICK_PLAY_SEATS,
+        rules=rules,
+        bots=QUICK_PLAY_BOTS,
+    )
+    return QuickPlay(seat=Seat.objects.get(room=room, user=user), seated_now=True, opened=True)
 
 
 @transaction.atomic
@@ -525,6 +646,39 @@ def seat_release(*, room: Room, user_id: int) -> None:
 
 
 @transaction.atomic
+def seats_release(*, room_id: int, user_ids: list[int]) -> Room | None:
+    """Free the seats of players the table has let go (called by `lobby.signals` inside the
+    table's transaction, in the order the table let them go), each as `seat_release`.
+
+    When that leaves the room empty and bots were among them, the room is closed at once and
+    returned (else None): the table's bots leave only with the last person
+    (`games.table.flow.house_leaves_alone`), so such a room has nobody to play with and would
+    only clutter the lobby. Safe for coins: nobody sits in it, so no round can be in play (a
+    round's players keep their seats until it settles); and re-checked under the room's lock,
+    which every join takes first, so nobody sits down in it meanwhile.
+    """
+    room = Room.objects.select_for_update().get(pk=room_id)
+    for user_id in user_ids:
+        seat_release(room=room, user_id=user_id)
+    if room.status != RoomStatus.OPEN or Seat.objects.filter(room=room).exists():
+        return None
+    if not User.objects.filter(pk__in=user_ids, is_bot=True).exists():
+        return None  # people only: the room stays open for its owner (room_close_idle)
+    room.refresh_from_db()
+    _close_locked(room=room)
+    return room
+
+
+def _close_locked(*, room: Room) -> None:
+    """Close an open room the caller has locked and found empty; the lobby hears
+    `room.closed` on commit."""
+    room.status = RoomStatus.CLOSED
+    room.closed_at = timezone.now()
+    _touch(room=room)
+    _notify(event=ROOM_CLOSED, room=room)
+
+
+@transaction.atomic
 def room_close(*, user: User, room_id: int) -> Room:
     """Close an open room nobody sits in; only its owner may."""
     room = Room.objects.select_for_update().filter(pk=room_id).first()
@@ -536,11 +690,7 @@ def room_close(*, user: User, room_id: int) -> Room:
         raise RoomClosed()
     if Seat.objects.filter(room=room).exists():
         raise RoomNotEmpty()
-    room.status = RoomStatus.CLOSED
-    room.closed_at = timezone.now()
-    _touch(room=room)
-
-    _notify(event=ROOM_CLOSED, room=room)
+    _close_locked(room=room)
     return room
 
 
@@ -556,12 +706,7 @@ def room_close_idle(*, room_id: int, idle_seconds: int) -> Room | None:
     if Seat.objects.filter(room=room).exists():
         return None
     idle_since = room.empty_since or room.created_at
-    now = timezone.now()
-    if idle_since > now - timedelta(seconds=idle_seconds):
+    if idle_since > timezone.now() - timedelta(seconds=idle_seconds):
         return None
-    room.status = RoomStatus.CLOSED
-    room.closed_at = now
-    _touch(room=room)
-
-    _notify(event=ROOM_CLOSED, room=room)
+    _close_locked(room=room)
     return room

@@ -1,18 +1,64 @@
-"""The lobby listens to the table: players the table lets go leave their lobby seats.
+"""The lobby listens to the table.
 
-Connected in :meth:`lobby.apps.LobbyConfig.ready`. ``games.table_services.players_left`` is
-sent inside the table command's transaction, so the seat is freed in the same transaction.
+Connected in :meth:`lobby.apps.LobbyConfig.ready`:
+
+- ``games.table_services.players_left`` is sent inside the table command's transaction: the
+  players the table let go leave their lobby seats in the same transaction, and a room their
+  bots have just left empty closes (``lobby.services.seats_release``);
+- ``games.table_services.transition_committed`` is sent on commit of every transition: a
+  person whose round has just started or ended is told on their own lobby group
+  (``seat.round``), so an open lobby page keeps its "you are in a round" banner right. Pure
+  work on the two states, no query; a message only when a round starts or settles.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from lobby.models import Room
-from lobby.services import seat_release
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from games.table.state import TableState
+from lobby.selectors import player_in_round
+from lobby.services import seats_release
+
+logger = logging.getLogger(__name__)
+
+
+def lobby_user_group(user_id: int) -> str:
+    """The channel group of one player's lobby sockets."""
+    return f"lobby.user.{user_id}"
 
 
 def free_seats_of_players_left(*, room_id: int, user_ids: list[int], **_: Any) -> None:
-    room = Room.objects.get(pk=room_id)
-    for user_id in user_ids:
-        seat_release(room=room, user_id=user_id)
+    seats_release(room_id=room_id, user_ids=user_ids)
+
+
+def round_changes(before: TableState, after: TableState) -> dict[int, bool]:
+    """{user id: in a round now} for every person seated after the transition whose being in
+    a round differs from before (bots have no lobby page)."""
+    if before.phase == after.phase:
+        return {}
+    changes: dict[int, bool] = {}
+    for seat in after.seats:
+        now = player_in_round(after, seat.player)
+        if not seat.bot and now != player_in_round(before, seat.player):
+            changes[int(seat.player)] = now
+    return changes
+
+
+def tell_lobby_of_rounds(*, before: TableState, after: TableState, **_: Any) -> None:
+    changes = round_changes(before, after)
+    if not changes:
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    for user_id, playing in changes.items():
+        try:
+            async_to_sync(layer.group_send)(
+                lobby_user_group(user_id), {"type": "lobby.seat_round", "in_round": playing}
+            )
+        except Exception:  # the banner is a convenience: the next snapshot has the truth
+            logger.warning("could not tell player %s's lobby of a round", user_id, exc_info=True)

@@ -8,6 +8,7 @@ app_name = "lobby"
 
 urlpatterns = [
     path("", views.lobby, name="index"),
+    path("play/", views.play, name="play"),
     path("create/", views.create, name="create"),
     path("join/", views.join, name="join"),
     path("quick-join/", views.quick_join, name="quick_join"),

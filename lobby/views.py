@@ -14,10 +14,13 @@ from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST, require_safe
+from django.utils.translation import gettext_lazy as _lazy
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.selectors import wallet_balance
+from games.models import RuleConfiguration
 from lobby.errors import LobbyError
 from lobby.forms import (
     QuickJoinForm,
@@ -27,22 +30,58 @@ from lobby.forms import (
     RoomRefForm,
 )
 from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, NAME_MAX_LENGTH
-from lobby.selectors import RoomView, SeatView, room_page, room_view_of, seat_view
+from lobby.selectors import (
+    RoomView,
+    SeatView,
+    room_page,
+    room_view_of,
+    seat_in_round,
+    seat_view,
+)
 from lobby.services import (
+    QUICK_PLAY_BASE_SCORES,
+    default_room_name,
+    entry_minimum,
+    quick_play_base_score,
     room_close,
     room_create,
     room_join,
     room_join_by_code,
     room_leave,
     room_quick_join,
+    room_quick_play,
 )
+
+# Why the table sent a player back to the room list (the table page redirects to
+# /lobby/?left=<reason>); any other value is ignored, never shown.
+LEFT_MESSAGES: dict[str, Promise] = {
+    "ready_timeout": _lazy(
+        "You did not press Ready in time, so the table sent you back to the room list."
+    ),
+    "escaped": _lazy(
+        "You left during a round: it was played out for you and you paid the escape penalty."
+    ),
+    "left": _lazy("You left the table."),
+    "kicked": _lazy("You were removed from the table."),
+    "insufficient_coins": _lazy(
+        "You no longer had the table's entry minimum, so the table sent you back to the room list."
+    ),
+}
+
+
+def left_message(reason: str | None) -> str:
+    """The message for a ?left= reason, in the active language; "" for anything else."""
+    message = LEFT_MESSAGES.get(reason or "")
+    return str(message) if message is not None else ""
 
 
 @login_required
 @require_safe
 def lobby(request: HttpRequest) -> HttpResponse:
     """A page of the room list (?page=, filtered by the query string; LOBBY_PAGE_SIZE rooms,
-    newest first), the player's seat and the lobby's forms."""
+    newest first: those where a person sits, and the player's own), the player's seat (a
+    banner back to the table), Play now, the lobby's forms, and why the table sent the player
+    back here (?left=)."""
     filters = RoomFilterForm(request.GET or None)
     wanted = filters.cleaned_data if filters.is_valid() else {}
     page = room_page(
@@ -50,8 +89,11 @@ def lobby(request: HttpRequest) -> HttpResponse:
         base_score=wanted.get("base_score"),
         seats=wanted.get("seats"),
         has_free_seat=True if wanted.get("free") else None,
+        listed_for=request.user,
     )
     seat = seat_view(user=request.user)
+    in_round = seat is not None and seat_in_round(user=request.user, room_id=seat["room"]["id"])
+    balance = wallet_balance(user=request.user)
     context = {
         "rooms": [
             _page_row(room_view_of(room=room, user=request.user), request.user, seat)
@@ -61,10 +103,14 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "newer_url": _page_url(request, page.number - 1) if page.number > 1 else "",
         "older_url": _page_url(request, page.number + 1) if page.number < page.pages else "",
         "seat": seat,
-        "seat_text": _seated_text(seat) if seat else "",
-        "balance": wallet_balance(user=request.user),
+        "in_round": in_round,
+        "seat_text": _banner_text(seat, in_round=in_round) if seat else "",
+        "left_message": left_message(request.GET.get("left")),
+        "balance": balance,
+        "quick_play": _quick_play_terms(balance),
         "filters": filters,
         "create_form": RoomCreateForm(),
+        "default_room_name": default_room_name(owner=request.user),
         "join_form": RoomJoinForm(),
         "quick_join_form": QuickJoinForm(),
         "limits": {
@@ -79,6 +125,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "connected": _("Live"),
             "disconnected": _("Reconnecting…"),
             "seated": _("You are seated in “%(room)s”, seat %(position)s."),
+            "seated_at": _("You are seated at table “%(room)s”"),
+            "in_round": _("You are in a round at table “%(room)s”"),
             "left": _("You left “%(room)s”."),
             "closed": _("You closed “%(room)s”."),
             "created": _("You opened “%(room)s”."),
@@ -116,6 +164,32 @@ def _page_row(row: RoomView, user: Any, seat: SeatView | None) -> dict[str, Any]
         "can_join": seat is None and not full,
         "can_close": row["owner"] == user.get_username() and row["seats_taken"] == 0,
     }
+
+
+def _quick_play_terms(balance: int) -> dict[str, Any] | None:
+    """What Play now would seat the player at: {"base_score", "entry_minimum", "affordable"};
+    when the player cannot afford any, the smallest entry minimum with `affordable` False.
+    None without usable default rules (Play now then says why when pressed)."""
+    rules = RuleConfiguration.objects.filter(is_default=True).first()
+    if rules is None:
+        return None
+    try:
+        base_score = quick_play_base_score(rules=rules, balance=balance)
+        shown = base_score or QUICK_PLAY_BASE_SCORES[-1]
+        return {
+            "base_score": shown,
+            "entry_minimum": entry_minimum(rules=rules, base_score=shown),
+            "affordable": base_score is not None,
+        }
+    except LobbyError:
+        return None
+
+
+def _banner_text(seat: SeatView, *, in_round: bool) -> str:
+    """The seat banner's words (the link back to the table follows them)."""
+    if in_round:
+        return _("You are in a round at table “%(room)s”") % {"room": seat["room"]["name"]}
+    return _("You are seated at table “%(room)s”") % {"room": seat["room"]["name"]}
 
 
 def _seated_text(seat: SeatView) -> str:
@@ -190,6 +264,40 @@ def quick_join(request: HttpRequest) -> HttpResponse:
         return _seated_message(request.user)
 
     return _act(request, QuickJoinForm(request.POST), action, to_table=True)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def play(request: HttpRequest) -> HttpResponse:
+    """Play now (`room_quick_play`): POST seats the player at a table with bots and goes to
+    its page; a player seated already goes back to their own table, seated nowhere else.
+
+    GET is where the front page's Play now lands after logging in or signing up (?next=): a
+    player seated already goes to their table; anyone else gets a page with the Play now
+    button, which static/lobby/play.js presses at once when the page was reached from this
+    site (a link from elsewhere never seats anyone by itself). Writes happen only on POST.
+    """
+    if request.method != "POST":
+        seat = seat_view(user=request.user)
+        if seat is not None:
+            return redirect(reverse("games:table", args=[seat["room"]["id"]]))
+        return render(
+            request,
+            "lobby/play.html",
+            {"quick_play": _quick_play_terms(wallet_balance(user=request.user))},
+        )
+    try:
+        played = room_quick_play(user=request.user)
+    except LobbyError as error:
+        messages.error(request, error.message)
+        return redirect(reverse("lobby:index"))
+    room = played.seat.room
+    if not played.seated_now:
+        messages.info(
+            request,
+            _("You are already seated at table “%(room)s”: here it is.") % {"room": room.name},
+        )
+    return redirect(reverse("games:table", args=[room.pk]))
 
 
 @login_required

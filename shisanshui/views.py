@@ -2,8 +2,10 @@
 
 import logging
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
+from django.templatetags.static import static
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
@@ -14,8 +16,21 @@ logger = logging.getLogger(__name__)
 
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
-    """The landing page."""
-    return render(request, "home.html")
+    """The front page: what the game is, and Play now (for a visitor: sign up — or log in from
+    there — then straight on to a table with bots, /lobby/play/); Log in leads to the lobby.
+    No query for a visitor."""
+    return render(
+        request,
+        "home.html",
+        {"play_url": reverse("lobby:play"), "lobby_url": reverse("lobby:index")},
+    )
+
+
+@require_safe
+def favicon(request: HttpRequest) -> HttpResponseRedirect:
+    """/favicon.ico, which browsers ask for where a page names no icon (a JSON response, the
+    API): the site's icon, static/favicon.svg, which every page links."""
+    return HttpResponseRedirect(static("favicon.svg"))
 
 
 @never_cache

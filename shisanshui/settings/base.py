@@ -191,6 +191,9 @@ LANGUAGES = [
     ("zh-hans", _("Simplified Chinese")),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# Numbers are grouped by thousands with a comma in both languages (shisanshui/formats/zh_Hans:
+# Django's Chinese format has no separator), as intcomma and the pages' scripts show them.
+FORMAT_MODULE_PATH = ["shisanshui.formats"]
 USE_I18N = True
 TIME_ZONE = "UTC"
 USE_TZ = True
@@ -199,7 +202,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where `collectstatic` puts them (STATIC_ROOT in the environment, else ./staticfiles).
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or BASE_DIR / "staticfiles")
 
 # Rule configurations
 
@@ -293,6 +297,8 @@ RATE_LIMITS = {
     "lobby.join_code_failure": "5/minute;20/hour",
     # Rooms opened per user (creating one; quick-join when it opens a room).
     "lobby.room_create": "5/minute;30/hour",
+    # Play now's seatings per user (a player already seated is sent back, not counted).
+    "lobby.quick_play": "10/minute;60/hour",
     # Frames of one user on all its table sockets: over it, the socket is closed with 4429
     # and the cool-down below starts.
     "table.message": "20/second;600/minute",

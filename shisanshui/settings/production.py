@@ -79,5 +79,5 @@ MIDDLEWARE = [
 ]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "shisanshui.staticfiles.StaticFilesStorage"},
 }

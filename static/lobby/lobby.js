@@ -12,6 +12,9 @@
 //   the page's range of ids (it has just started to match);
 // - room.closed: the row is removed; a page left short while more rooms exist asks for a
 //   fresh snapshot of itself (at most once a second).
+// A room is listed only while a person sits in it (`people`), or when it is the player's own,
+// as the server lists them. The seat banner ("you are in a round at table X — return") follows
+// the player's seat in the rows, and `seat.round` messages when their round starts or ends.
 (function () {
   "use strict";
 
@@ -28,6 +31,7 @@
   const flash = root.querySelector("#lobby-flash");
   const live = root.querySelector("#lobby-live");
   const mySeat = root.querySelector("#my-seat");
+  const playNow = root.querySelector("#play-now");
   const NUMBER_FIELDS = new Set(["base_score", "seats", "room", "rules"]);
 
   const pager = root.querySelector("#lobby-pager");
@@ -39,10 +43,20 @@
     pageSize: Number(pager.dataset.pageSize) || 50,
   };
   let seat = JSON.parse(document.getElementById("lobby-seat").textContent); // or null
+  let inRound = mySeat.dataset.inRound === "true"; // playing a round at that table
   let socket = null;
   let retryDelay = 1000;
   let nextRequest = 1;
   let refreshTimer = null;
+
+  // The table's "why you are back here" (?left=) is said once: once the page is live, the
+  // address drops it, so a reload does not repeat it.
+  function forgetLeftReason() {
+    const address = new URL(window.location.href);
+    if (!address.searchParams.has("left")) return;
+    address.searchParams.delete("left");
+    window.history.replaceState(null, "", address.pathname + address.search + address.hash);
+  }
 
   function format(template, params) {
     return template.replace(/%\((\w+)\)s/g, (_, key) => String(params[key]));
@@ -51,6 +65,14 @@
   // The table page of a room (the page gives the URL of room 0).
   function tableUrl(roomId) {
     return root.dataset.tableUrl.replace(/\/0\/$/, "/" + roomId + "/");
+  }
+
+  // What players see of a seated player: a bot's nickname in the page's language (a live row
+  // carries both), else the name the server gave (the username).
+  const chinese = String(lang).toLowerCase().startsWith("zh");
+  function playerName(p) {
+    const nick = p.nickname && (chinese ? p.nickname.zh : p.nickname.en);
+    return nick || p.name || p.username;
   }
 
   function number(value) {
@@ -74,6 +96,7 @@
   }
 
   function matches(row, wanted) {
+    if (row.people === 0 && row.owner !== username) return false; // nobody to play with
     if (wanted.baseScore !== null && row.base_score !== wanted.baseScore) return false;
     if (wanted.seats !== null && row.seats !== wanted.seats) return false;
     if (wanted.free && row.seats_taken >= row.seats) return false;
@@ -92,7 +115,7 @@
     tr.querySelector("[data-field=seats]").textContent = row.seats_taken + " / " + row.seats;
     tr.querySelector("[data-field=entry_minimum]").textContent = number(row.entry_minimum);
     tr.querySelector("[data-field=players]").textContent = row.players
-      .map((p) => (p.username === username ? p.username + " (" + strings.you + ")" : p.username))
+      .map((p) => (p.username === username ? playerName(p) + " (" + strings.you + ")" : playerName(p)))
       .join(", ");
     const join = tr.querySelector(".join-form");
     join.hidden = seat !== null || full;
@@ -206,17 +229,24 @@
   }
 
   function renderSeat() {
-    mySeat.querySelector("[data-when=seated]").hidden = seat === null;
-    mySeat.querySelector("[data-when=free]").hidden = seat !== null;
+    mySeat.hidden = seat === null;
+    if (playNow) playNow.hidden = seat !== null;
+    mySeat.dataset.inRound = String(seat !== null && inRound);
     if (seat === null) return;
-    mySeat.querySelector(".seat-text").textContent = format(strings.seated, {
-      room: seat.room.name,
-      position: seat.position + 1,
-    });
+    mySeat.querySelector(".seat-text").textContent = format(
+      inRound ? strings.in_round : strings.seated_at,
+      { room: seat.room.name }
+    );
     mySeat.querySelector(".go-table").href = tableUrl(seat.room.id);
     const code = mySeat.querySelector(".seat-code");
     code.hidden = !seat.room.code;
     code.querySelector("code").textContent = seat.room.code || "";
+  }
+
+  // A new seat (or none): a player who has just sat down is not in a round yet.
+  function setSeat(next) {
+    if (next === null || seat === null || next.room.id !== seat.room.id) inRound = false;
+    seat = next;
   }
 
   // Keep our own seat in step with the rows (another tab of ours may have moved us).
@@ -224,9 +254,9 @@
     const me = closed ? undefined : row.players.find((p) => p.username === username);
     if (me) {
       const code = seat !== null && seat.room.id === row.id ? seat.room.code : null;
-      seat = { room: Object.assign({}, row, { code: code }), position: me.position };
+      setSeat({ room: Object.assign({}, row, { code: code }), position: me.position });
     } else if (seat !== null && seat.room.id === row.id) {
-      seat = null;
+      setSeat(null);
     }
   }
 
@@ -269,14 +299,20 @@
       view.pages = message.pages;
       view.total = message.total;
       view.pageSize = message.page_size;
-      seat = message.seat;
+      setSeat(message.seat);
+      inRound = Boolean(message.in_round) && seat !== null;
       render();
+      forgetLeftReason();
+    },
+    "seat.round"(message) {
+      inRound = Boolean(message.in_round) && seat !== null;
+      renderSeat();
     },
     "room.created": onRoomEvent,
     "room.updated": onRoomEvent,
     "room.closed": onRoomEvent,
     ok(message) {
-      seat = message.seat;
+      setSeat(message.seat);
       const room = message.room || (message.seat && message.seat.room);
       if (message.action === "room.leave") say(format(strings.left, { room: room.name }));
       else if (message.action === "room.close") say(format(strings.closed, { room: room.name }));
@@ -337,6 +373,7 @@
     const message = { type: action, id: nextRequest++ };
     new FormData(form).forEach((value, key) => {
       if (key === "csrfmiddlewaretoken") return;
+      if (key === "name" && value.trim() === "") return; // the server names the room
       message[key] = NUMBER_FIELDS.has(key) && value !== "" ? Number(value) : value;
     });
     const privateBox = form.querySelector("input[name=private]");

@@ -394,7 +394,9 @@ def test_the_profile_offers_the_claims_and_the_buttons_claim_them(
     assert "你今天已经领取过每日奖励" in page
     client.post(reverse("accounts:claim_relief"), HTTP_ACCEPT_LANGUAGE="zh-hans")
     page = client.get(reverse("accounts:profile"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
-    assert "你领取了 10000 金币的救济金" in page  # zh-hans groups no thousands
+    assert (
+        "你领取了 10,000 金币的救济金" in page
+    )  # zh-hans groups thousands too (shisanshui/formats)
     assert balance_of(player) == 12_100
 
 

@@ -195,7 +195,7 @@ def test_the_profile_shows_the_balance_and_the_history_newest_first_paginated(
     assert len(_amounts_on(first)) == ENTRIES_PER_PAGE
     assert _amounts_on(second) == ["-5", "-4", "-3", "-2", "-1", "+1,000"]
     assert "Page 1 of 2" in first and 'rel="next"' in first
-    assert "round:25" in first and "round:25" not in second
+    assert "Round #25" in first and "Round #25" not in second  # reference "round:25"
 
 
 def test_the_profile_of_a_user_without_a_wallet(client: Client) -> None:

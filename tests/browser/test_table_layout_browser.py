@@ -83,7 +83,7 @@ def test_table_and_lobby_fit_phone_and_desktop(
         shot(player.page, f"lobby-{player.name}")
 
     room = open_room(desktop, name="Layout table", rules=RULES, seats=2)
-    # The phone's room list scrolls sideways (lobby.css): its Join button is reachable.
+    # On the phone each room is a card (lobby.css): its Join button is on screen.
     join = phone.page.locator(f"#lobby-rooms tr[data-room='{room.pk}'] .join-form button")
     expect(join).to_be_visible(timeout=PAGE)
     assert_reachable(phone.page, join)

@@ -103,8 +103,11 @@ def test_a_seated_player_gets_the_table_with_its_socket(
     assert config["seats"] == 3
     assert config["balance"] == 100_000
     assert config["names"] == {"0": room.owner.get_username(), "1": bob.get_username()}
-    assert config["specials"]["six_pairs"] == {"zh": "六对半", "en": "Six pairs"}
-    assert config["categories"]["full_house"] == {"zh": "葫芦", "en": "Full house"}
+    # Both languages, and the page's own in "name" (the one to show).
+    six_pairs = {"zh": "六对半", "en": "Six pairs", "name": "Six pairs"}
+    assert config["specials"]["six_pairs"] == six_pairs
+    full_house = {"zh": "葫芦", "en": "Full house", "name": "Full house"}
+    assert config["categories"]["full_house"] == full_house
     assert 'data-testid="my-balance" data-balance="100000"' in body
     assert "Felt 绿台" in body
     assert "/jsi18n/" in body and "vendor/sortablejs/Sortable.min.js" in body
@@ -126,9 +129,15 @@ def test_the_javascript_catalog_serves_the_table_strings_in_chinese(client: Clie
     assert "\\u524d\\u58a9" not in english
 
 
+def _table_modules() -> str:
+    """The text of every ES module of the table page (static/games/table/)."""
+    folder = Path(finders.find("games/table/main.js")).parent
+    return "\n".join(p.read_text() for p in sorted(folder.rglob("*.js")))
+
+
 def test_every_string_of_the_table_script_is_translated() -> None:
-    """Each gettext() string of table.js has a Chinese msgstr in djangojs.po."""
-    script = Path(finders.find("games/table.js")).read_text()
+    """Each gettext() string of the table's modules has a Chinese msgstr in djangojs.po."""
+    script = _table_modules()
     wanted = set(re.findall(r'\b_\("((?:[^"\\]|\\.)*)"\)', script))
     po = Path(__file__).resolve().parents[2] / "games/locale/zh_Hans/LC_MESSAGES/djangojs.po"
     entry = r'msgid "((?:[^"\\]|\\.)*)"\nmsgstr "(?:[^"\\]|\\.)+"'
@@ -138,9 +147,9 @@ def test_every_string_of_the_table_script_is_translated() -> None:
 
 
 def test_the_scripts_are_served_from_this_project() -> None:
-    for name in ("games/table.js", "games/cards.js", "vendor/sortablejs/Sortable.min.js"):
+    for name in ("games/table/main.js", "games/cards.js", "vendor/sortablejs/Sortable.min.js"):
         path = finders.find(name)
         assert path, name
     assert finders.find("vendor/sortablejs/LICENSE")
-    script = Path(finders.find("games/table.js")).read_text()
+    script = _table_modules()
     assert "new WebSocket(" in script and "http" not in script.replace("https:", "")

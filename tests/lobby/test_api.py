@@ -167,7 +167,9 @@ def test_create_answers_the_room_with_its_code_and_seats_the_creator(
     body = response.json()
     room = Room.objects.get()
     assert body["id"] == room.pk and body["code"] == room.code and len(room.code) == 6
-    assert body["players"] == [{"position": 0, "username": "alice"}]
+    assert body["players"] == [
+        {"position": 0, "username": "alice", "name": "alice", "nickname": None}
+    ]
     assert body["entry_minimum"] == 108 * 200 * 3
     assert Seat.objects.get().user == alice
 

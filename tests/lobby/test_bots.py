@@ -104,7 +104,9 @@ def test_the_schema_documents_the_bot_options(client: Client, alice: User) -> No
 def test_the_page_form_opens_a_room_with_bots(client: Client, alice: User) -> None:
     client.force_login(alice)
     page = client.get("/lobby/")
-    assert b'name="bots"' in page.content and b'name="with_bots"' in page.content
+    assert b'<select name="bots"' in page.content  # a labelled choice, "no bots" first
+    assert b'action="/lobby/play/"' in page.content  # Play now replaced the with_bots box
+    assert b'name="with_bots"' not in page.content
 
     client.post("/lobby/create/", {**CREATE, "bots": "2"}, follow=True)
 

@@ -160,7 +160,9 @@ async def test_two_clients_see_each_others_changes(
     assert ok["id"] == 1 and ok["action"] == "room.create"
     assert ok["seat"] == {"room": {**created["room"], "code": None}, "position": 0}
     room_id = created["room"]["id"]
-    assert created["room"]["players"] == [{"position": 0, "username": "alice"}]
+    assert created["room"]["players"] == [
+        {"position": 0, "username": "alice", "name": "alice", "nickname": None}
+    ]
 
     await b.send({"type": "room.join", "id": "b-1", "room": room_id})
     assert (await b.next("ok"))["seat"]["position"] == 1

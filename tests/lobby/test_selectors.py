@@ -78,7 +78,11 @@ def test_a_row_is_the_rooms_public_face(rooms: dict[str, Any]) -> None:
         "private": False,
         "status": "open",
         "owner": "p0",
-        "players": [{"position": 0, "username": "p0"}, {"position": 1, "username": "p1"}],
+        "players": [
+            {"position": 0, "username": "p0", "name": "p0", "nickname": None},
+            {"position": 1, "username": "p1", "name": "p1", "nickname": None},
+        ],
+        "people": 2,
         "version": small.version,
     }
 

@@ -64,7 +64,8 @@ def test_the_lobby_renders_in_english(page: Client, alice: User, make_player: Ma
         "1 / 3",
         "64,800",  # 108 × 200 × 3
         "🔒 Private",
-        "You are not seated.",
+        "Play now against bots",
+        "More ways to play",
     ]:
         assert text in body, text
     assert 'data-balance="100000"' in body and "100,000" in body
@@ -93,7 +94,7 @@ def test_the_lobby_renders_in_chinese(page: Client, alice: User) -> None:
         "我的桌",
     ]:
         assert text in body, text
-    assert "你已在“我的桌”入座，1 号座。" in body
+    assert "你正坐在“我的桌”这桌" in body
     assert "Quick join" not in body and "Entry minimum" not in body
     strings = json.loads(body.split('id="lobby-strings" type="application/json">')[1].split("<")[0])
     assert strings["disconnected"] == "正在重新连接…"  # the script's strings are translated too
@@ -220,7 +221,8 @@ def test_the_page_shows_the_players_seat_and_leave_button(
 
     body = page.get(LOBBY).content.decode()
 
-    assert "You are seated in “Bob&#x27;s”, seat 2." in body
+    assert "You are seated at table “Bob&#x27;s”" in body
+    assert f'href="/games/table/{room.pk}/"' in body
     assert 'action="/lobby/leave/"' in body
 
 

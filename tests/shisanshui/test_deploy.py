@@ -73,8 +73,26 @@ def test_production_settings_are_secure_and_log_json() -> None:
         "json",
         "https://play.example.com",
         "True",
-        "CompressedManifestStaticFilesStorage",
+        "StaticFilesStorage",
     ]
+
+
+def test_collectstatic_hashes_the_table_modules_and_the_imports_between_them(
+    tmp_path: Path,
+) -> None:
+    """The table page's ES modules import each other by relative names; in production those
+    names are rewritten to the hashed files, so one deploy's main.js never loads another's
+    state.js from a cache (shisanshui/staticfiles.py)."""
+    import json
+
+    done = _manage("collectstatic", "--noinput", **PRODUCTION, STATIC_ROOT=str(tmp_path))
+
+    assert done.returncode == 0, done.stderr
+    paths = json.loads((tmp_path / "staticfiles.json").read_text())["paths"]
+    main = (tmp_path / paths["games/table/main.js"]).read_text()
+    state = Path(paths["games/table/state.js"]).name
+    assert state != "state.js" and f'"./{state}"' in main
+    assert '"./state.js"' not in main
 
 
 def test_production_settings_refuse_to_start_without_a_secret_key() -> None:

@@ -15,9 +15,14 @@ def test_home_page_renders_in_english(client: Client) -> None:
     body = response.content.decode()
     assert '<html lang="en">' in body
     assert "十三水 Shisanshui" in body
-    assert "The platform is under construction." in body
-    assert 'href="/admin/"' in body
-    assert 'href="/api/docs/"' in body
+    assert "under construction" not in body
+    assert "Thirteen cards, three rows, one showdown." in body
+    # Play now, for a visitor: sign up, then straight on to a table with bots.
+    assert 'href="/accounts/signup/?next=/lobby/play/"' in body
+    assert "Play now against bots" in body
+    assert 'href="/accounts/login/?next=/lobby/"' in body  # a returning player: the lobby
+    assert 'href="/admin/"' not in body  # a visitor has no use for it
+    assert "/static/css/home.css" in body
 
 
 def test_home_page_renders_in_simplified_chinese(client: Client) -> None:
@@ -27,15 +32,27 @@ def test_home_page_renders_in_simplified_chinese(client: Client) -> None:
     body = response.content.decode()
     assert '<html lang="zh-hans">' in body
     assert "十三水 Shisanshui" in body
-    assert "平台正在建设中。" in body
-    assert "The platform is under construction." not in body
+    assert "十三张牌，摆成三墩，一决高下。" in body
+    assert "马上开玩（与机器人对战）" in body
+    assert "Play now against bots" not in body
 
 
 @pytest.mark.django_db
 def test_set_language_switches_the_home_page_to_chinese(client: Client) -> None:
     client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
 
-    assert "平台正在建设中。" in client.get("/").content.decode()
+    assert "十三张牌，摆成三墩，一决高下。" in client.get("/").content.decode()
+
+
+@pytest.mark.django_db
+def test_home_page_plays_now_for_a_logged_in_player(client: Client) -> None:
+    client.force_login(User.objects.create_user(username="ada", password="pw"))
+
+    body = client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+    assert '<form method="post" action="/lobby/play/">' in body
+    assert 'name="csrfmiddlewaretoken"' in body and 'data-testid="home-play-now"' in body
+    assert 'href="/lobby/"' in body and 'href="/api/docs/"' in body
 
 
 @pytest.mark.django_db

@@ -1,0 +1,1 @@
+"""Project overrides of Django's locale formats (``FORMAT_MODULE_PATH``)."""

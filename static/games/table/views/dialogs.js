@@ -1,0 +1,107 @@
+// Dialogs: the special hand question, the question before leaving mid-round (any link, form,
+// Leave, or closing the tab), and the banner when the table is closed for good.
+import { escapeRisk, penaltyCoins, specialWater, choosing, inRound } from "../state.js";
+import { _, fmt, $, number } from "./common.js";
+
+export function renderSpecial(ctx) {
+  const state = ctx.state;
+  const overlay = $("special-overlay");
+  const show = !state.closed && choosing(state) && inRound(state);
+  overlay.hidden = !show;
+  if (!show) return;
+  $("special-name").textContent = ctx.words.specialName(state.you.special);
+  const water = specialWater(state, state.you.special);
+  $("special-water").textContent =
+    water === null ? "" : fmt(_("Worth %(water)s water from each opponent"), { water });
+}
+
+export function setUpSpecial(ctx) {
+  $("special-yes").addEventListener("click", () => ctx.act("choose_special", { play_special: true }));
+  $("special-no").addEventListener("click", () => ctx.act("choose_special", { play_special: false }));
+}
+
+export function leaveQuestion(state) {
+  const config = state.table.config || {};
+  const text = config.escape_covers_losses
+    ? _("A round is being played. Leaving now is an escape (逃跑): your hand is played for you, you pay the other losers' losses and a penalty of %(coins)s coins.")
+    : _("A round is being played. Leaving now is an escape (逃跑): your hand is played for you and you pay a penalty of %(coins)s coins.");
+  return fmt(text, { coins: number(penaltyCoins(state)) });
+}
+
+// The in-page question; `then` runs if the player confirms.
+let onLeaveConfirmed = null;
+export function askLeave(state, then) {
+  onLeaveConfirmed = then;
+  $("leave-question").textContent = leaveQuestion(state);
+  $("leave-confirm").textContent = fmt(_("Leave and pay %(coins)s"), { coins: number(penaltyCoins(state)) });
+  $("leave-overlay").hidden = false;
+  $("leave-stay").focus();
+}
+
+function closeLeaveDialog() {
+  $("leave-overlay").hidden = true;
+  onLeaveConfirmed = null;
+}
+
+// ctx: {root, state, act(type), onLeaveButton()}
+export function setUpLeave(ctx) {
+  // Any link or form that would take the player away mid-round asks first.
+  document.addEventListener(
+    "click",
+    (event) => {
+      const link = event.target.closest && event.target.closest("a[href]");
+      if (!link || !escapeRisk(ctx.state) || event.defaultPrevented) return;
+      if (link.target === "_blank" || link.getAttribute("href").startsWith("#")) return;
+      event.preventDefault();
+      askLeave(ctx.state, () => {
+        ctx.act("leave");
+        window.location.href = link.href;
+      });
+    },
+    true,
+  );
+  document.addEventListener(
+    "submit",
+    (event) => {
+      const form = event.target;
+      if (!escapeRisk(ctx.state) || ctx.root.contains(form)) return;
+      event.preventDefault();
+      askLeave(ctx.state, () => {
+        ctx.act("leave");
+        form.submit();
+      });
+    },
+    true,
+  );
+  window.addEventListener("beforeunload", (event) => {
+    if (!escapeRisk(ctx.state)) return;
+    event.preventDefault();
+    event.returnValue = leaveQuestion(ctx.state); // browsers show their own words; ours are in the page
+  });
+  $("leave-button").addEventListener("click", ctx.onLeaveButton);
+  $("leave-confirm").addEventListener("click", () => {
+    const then = onLeaveConfirmed;
+    closeLeaveDialog();
+    if (then) then();
+  });
+  $("leave-stay").addEventListener("click", closeLeaveDialog);
+  $("leave-overlay").addEventListener("keydown", (event) => {
+    if (event.key === "Escape") closeLeaveDialog();
+  });
+}
+
+// The table is closed for good: why, and the way back to the lobby (`href`, if not the
+// template's link).
+export function showClosed(why, href) {
+  const banner = $("closed-banner");
+  if (href) banner.querySelector("a").href = href;
+  banner.querySelector(".why").textContent = why;
+  banner.hidden = false;
+}
+
+export function setConnection(root, state, text) {
+  const node = root.querySelector("[data-testid=connection-state]");
+  node.dataset.state = state;
+  node.textContent =
+    text || { live: _("Live"), reconnecting: _("Reconnecting…"), closed: _("Disconnected") }[state];
+}

@@ -1,0 +1,157 @@
+// The seats around the felt, yours at the bottom: name, badges, the coins of the last
+// settlement, and what each opponent shows (card backs while dealt, its rows once revealed
+// with the head-to-head water for you, its special hand).
+import { ROWS, ROW_SIZE, PLAY_PHASES, dealtTo, specialWater, versusFor } from "../state.js";
+import { C, _, fmt, $, el, number, signed } from "./common.js";
+
+// Counter-clockwise order goes to your right.
+const PLACES = {
+  2: ["bottom", "top"],
+  3: ["bottom", "right", "left"],
+  4: ["bottom", "right", "top", "left"],
+  5: ["bottom", "right", "top-right", "top-left", "left"],
+};
+
+// ctx: {cfg, state, words, ui, view (compareAt now), dealElapsed()}
+export function renderSeats(ctx, view) {
+  const state = ctx.state;
+  const table = state.table;
+  const ME = state.me;
+  const { nameOf } = ctx.words;
+  const box = $("seats");
+  box.textContent = "";
+  const n = table.capacity || ctx.cfg.seats;
+  const places = PLACES[n] || PLACES[4];
+  for (let position = 0; position < n; position++) {
+    const rel = (position - ME + n) % n;
+    const seat = table.seats[position];
+    const node = el("div", "seat place-" + places[rel]);
+    node.dataset.position = position;
+    if (!seat) {
+      node.classList.add("empty");
+      node.append(el("div", "seat-name", _("Empty seat")));
+      box.append(node);
+      continue;
+    }
+    node.setAttribute("data-testid", "seat");
+    if (position === ME) node.dataset.me = "true";
+    const head = el("div", "seat-head");
+    const label = nameOf(position);
+    const avatar = el("span", "avatar", (Array.from(label)[0] || "?").toUpperCase());
+    avatar.style.backgroundColor = "hsl(" + hue(label) + " 55% 42%)"; // one colour per name
+    avatar.style.color = "#fff";
+    const name = el("span", "seat-name", nameOf(position));
+    if (position === ME) name.append(el("span", "you", " (" + _("you") + ")"));
+    name.title = nameOf(position);
+    head.append(avatar, name);
+    node.append(head);
+    const badges = el("div", "badges");
+    const badge = (text, cls) => badges.append(el("span", "badge " + cls, text));
+    if (!seat.connected) badge(_("Offline"), "offline");
+    if (seat.hosted) badge(_("Hosted 托管"), "hosted");
+    if (seat.escaped) badge(_("Escaped"), "escaped");
+    if (["waiting", "settled"].includes(table.phase)) {
+      if (seat.ready) badge(_("Ready"), "ready");
+      else badge(_("Not ready"), "waiting");
+    } else if (seat.in_round) {
+      if (seat.done) badge(seat.auto ? _("Auto-played") : _("Submitted"), "done");
+      else if (PLAY_PHASES.includes(table.phase)) badge(_("Arranging…"), "thinking");
+    } else {
+      badge(_("Watching"), "waiting");
+    }
+    node.append(badges);
+    const player = table.result && (table.result.players || []).find((p) => p.position === position);
+    if (player) {
+      const delta = el("div", "seat-delta " + (player.delta >= 0 ? "plus" : "minus"), signed(player.delta));
+      delta.title = fmt(_("%(water)s water"), { water: signed(player.water) });
+      node.append(delta);
+    }
+    if (position === ME) node.append(el("div", "seat-balance", number(ctx.ui.balance)));
+    if (position !== ME) node.append(seatCards(ctx, view, position, seat));
+    else if (state.you.special_choice === true && state.you.hand) node.append(mySpecial(ctx));
+    box.append(node);
+  }
+}
+
+// What an opponent shows: card backs while dealt, its rows once revealed, its special.
+function seatCards(ctx, view, position, seat) {
+  const state = ctx.state;
+  const { nameOf, categoryName, specialName } = ctx.words;
+  const wrap = el("div", "seat-cards");
+  const special = view.specials[position];
+  const rows = view.rows[position];
+  if (special) {
+    wrap.append(el("div", "special-tag", specialName(special.special) + " · " + special.water));
+    const line = el("div", "mini-row");
+    const cards = el("div", "mini-cards thirteen");
+    (special.cards || []).forEach((c) => cards.append(C.cardElement(c, { small: true })));
+    line.append(cards);
+    wrap.append(line);
+    return wrap;
+  }
+  if (rows) {
+    ROWS.forEach((r) => {
+      const line = el("div", "mini-row");
+      line.dataset.row = r;
+      const cards = el("div", "mini-cards");
+      const shown = rows[r];
+      if (shown) shown.cards.forEach((c) => cards.append(C.cardElement(c, { small: true })));
+      else for (let i = 0; i < ROW_SIZE[r]; i++) cards.append(C.cardBack({ small: true }));
+      line.append(cards);
+      if (shown) {
+        const label = el("div", "mini-label");
+        label.append(el("span", "cat", shown.category ? categoryName(shown.category) : ""));
+        // Against me, head to head, the row's water for me; otherwise the seat's own net.
+        const mine = versusFor(view, state.me, position, r);
+        const water = mine !== null ? mine : shown.water;
+        if (water !== null && water !== undefined) {
+          const node = el("span", "water " + (water > 0 ? "plus" : water < 0 ? "minus" : ""), signed(water));
+          if (mine !== null) {
+            node.classList.add("for-me");
+            node.title = fmt(_("Your water against %(name)s in this row"), { name: nameOf(position) });
+          }
+          label.append(node);
+        }
+        line.append(label);
+      }
+      wrap.append(line);
+    });
+    const total = ROWS.map((r) => versusFor(view, state.me, position, r));
+    if (total.every((w) => w !== null)) {
+      const sum = total.reduce((x, y) => x + y, 0);
+      const line = el("div", "versus-total " + (sum > 0 ? "plus" : sum < 0 ? "minus" : ""));
+      line.setAttribute("data-testid", "versus-total");
+      line.dataset.position = position;
+      line.textContent = fmt(_("You vs %(name)s: %(water)s"), { name: nameOf(position), water: signed(sum) });
+      wrap.append(line);
+    }
+    return wrap;
+  }
+  if (seat.in_round && ["dealing", "special_choice", "arranging", "comparing"].includes(state.table.phase)) {
+    const backs = el("div", "backs");
+    backs.dataset.position = position;
+    const count = dealtTo(state, position, ctx.dealElapsed());
+    for (let i = 0; i < count; i++) backs.append(C.cardBack({ small: true }));
+    wrap.append(backs);
+  }
+  return wrap;
+}
+
+// The special hand I declared: shown in my seat, since I do not arrange.
+function mySpecial(ctx) {
+  const you = ctx.state.you;
+  const wrap = el("div", "seat-cards");
+  const water = specialWater(ctx.state, you.special);
+  wrap.append(el("div", "special-tag", ctx.words.specialName(you.special) + (water === null ? "" : " · " + water)));
+  const cards = el("div", "mini-cards thirteen");
+  C.sortByRank(you.hand).forEach((c) => cards.append(C.cardElement(c, { small: true })));
+  wrap.append(cards);
+  return wrap;
+}
+
+// A hue (0–359) from a name: each player's avatar its own colour, the same on every screen.
+function hue(name) {
+  let h = 0;
+  for (const ch of name) h = (h * 31 + ch.codePointAt(0)) % 360;
+  return h;
+}

@@ -1,0 +1,139 @@
+// The settlement from `settled.result`: each player's water, coins, penalty and total, the
+// pair-by-pair breakdown, cuts and the coins moved. Ready moves into its dialog while shown.
+import { ROWS, playedIn } from "../state.js";
+import { _, fmt, $, el, number, signed, ROW_NAMES } from "./common.js";
+
+// A settlement transfer's kind (games/rules/settlement.py) in words.
+const TRANSFER_KINDS = { settlement: _("settlement"), cover: _("escaper covers a loss") };
+
+// ctx.ui.settlementSeen: the round whose settlement the player has seen.
+export function renderSettlement(ctx) {
+  const state = ctx.state;
+  const table = state.table;
+  const ME = state.me;
+  const { nameOf, specialName } = ctx.words;
+  const overlay = $("settlement-overlay");
+  const result = table.result;
+  const show =
+    playedIn(result, state.playerId) &&
+    ctx.ui.settlementSeen < table.round_no &&
+    ["settled", "waiting"].includes(table.phase);
+  overlay.hidden = !show;
+  const readyBox = $("ready-box");
+  const home = $("center");
+  const inDialog = overlay.querySelector(".dialog-actions");
+  if (show && readyBox.parentNode !== inDialog) inDialog.prepend(readyBox);
+  if (!show && readyBox.parentNode !== home) home.insertBefore(readyBox, $("compare-panel"));
+  if (!show) return;
+  const body = $("settlement-body");
+  const names = state.names;
+  if (body.dataset.round === String(table.round_no) && body.dataset.names === JSON.stringify(names)) return;
+  body.dataset.round = String(table.round_no);
+  body.dataset.names = JSON.stringify(names);
+  body.textContent = "";
+  const byId = {};
+  (result.players || []).forEach((p) => (byId[p.id] = p.position));
+  const roundNames = Object.assign({}, state.roundNames);
+  (result.players || []).forEach((p) => {
+    if (names[p.position]) roundNames[p.id] = names[p.position];
+  });
+  ctx.rememberRoundNames(roundNames);
+  const who = (id) => roundNames[id] || nameOf(byId[id]);
+
+  const players = el("table", "result-table");
+  const head = el("tr");
+  [_("Player"), _("Water"), _("Coins"), _("Penalty"), _("Total")].forEach((t) => head.append(el("th", "", t)));
+  players.append(head);
+  (result.players || [])
+    .slice()
+    .sort((a, b) => b.delta - a.delta)
+    .forEach((p) => {
+      const tr = el("tr", p.id === state.playerId ? "me" : "");
+      const nameCell = el("td", "", who(p.id));
+      if (p.special) nameCell.append(el("span", "special-tag", specialName(p.special)));
+      if (p.escaped) nameCell.append(el("span", "badge escaped", _("Escaped")));
+      tr.append(nameCell);
+      tr.append(el("td", "number", signed(p.water)));
+      tr.append(el("td", "number", signed(p.coins)));
+      tr.append(el("td", "number", p.penalty ? "-" + number(p.penalty) : "—"));
+      const total = el("td", "number delta " + (p.delta >= 0 ? "plus" : "minus"), signed(p.delta));
+      total.setAttribute("data-testid", "settlement-delta");
+      total.dataset.position = p.position;
+      total.dataset.delta = String(p.delta);
+      tr.append(total);
+      players.append(tr);
+    });
+  body.append(players);
+
+  if (result.home_run !== null && result.home_run !== undefined) {
+    body.append(el("p", "home-run-line", fmt(_("%(name)s hit a home run (全垒打)!"), { name: who(result.home_run) })));
+  }
+
+  const pairs = el("div", "pairs");
+  pairs.append(el("h3", "", _("Pair by pair")));
+  (result.pairs || []).forEach((pair) => {
+    // From my side when I am in the pair.
+    const flip = byId[pair.b] === ME;
+    const a = flip ? pair.b : pair.a;
+    const b = flip ? pair.a : pair.b;
+    const sign = flip ? -1 : 1;
+    const box = el("div", "pair");
+    const title = el("div", "pair-title");
+    title.append(el("strong", "", fmt(_("%(a)s vs %(b)s"), { a: who(a), b: who(b) })));
+    const total = sign * pair.water;
+    title.append(el("span", "water " + (total >= 0 ? "plus" : "minus"), fmt(_("%(water)s water"), { water: signed(total) })));
+    box.append(title);
+    const parts = el("div", "pair-parts");
+    if (pair.rows) {
+      ROWS.forEach((r, k) => {
+        const v = sign * pair.rows[k];
+        const mark = v > 0 ? _("won") : v < 0 ? _("lost") : _("tie");
+        parts.append(el("span", "part row-" + (v > 0 ? "won" : v < 0 ? "lost" : "tie"), ROW_NAMES[r] + " " + mark));
+      });
+    }
+    const item = (label, value) => {
+      if (value) parts.append(el("span", "part", label + " " + signed(sign * value)));
+    };
+    item(_("Rows"), pair.row_water);
+    item(_("Bonus"), pair.bonus_water);
+    if (pair.gun) {
+      const label =
+        pair.gun === "home_run"
+          ? _("Home run 全垒打")
+          : pair.rows && pair.rows.includes(0)
+            ? _("Run-over 辗过")
+            : _("Gun 打枪");
+      parts.append(el("span", "part gun", label + " " + who(pair.shooter) + " " + signed(sign * pair.gun_water)));
+    }
+    item(_("Special"), pair.special_water);
+    box.append(parts);
+    pairs.append(box);
+  });
+  body.append(pairs);
+
+  if ((result.cuts || []).length) {
+    const cuts = el("div", "cuts");
+    cuts.append(el("h3", "", _("Could not cover the loss")));
+    result.cuts.forEach((c) => {
+      cuts.append(
+        el("p", "", fmt(_("%(from)s owed %(to)s %(owed)s coins and paid %(paid)s."), {
+          from: who(c.from),
+          to: who(c.to),
+          owed: number(c.owed),
+          paid: number(c.paid),
+        })),
+      );
+    });
+    body.append(cuts);
+  }
+  if ((result.transfers || []).length) {
+    const moves = el("details", "transfers");
+    moves.append(el("summary", "", _("Coins moved")));
+    result.transfers.forEach((t) => {
+      const to = t.to === "house" || byId[t.to] === undefined ? _("the house") : who(t.to);
+      const kind = TRANSFER_KINDS[t.kind] || "";
+      moves.append(el("p", "", who(t.from) + " → " + to + ": " + number(t.coins) + (kind ? " (" + kind + ")" : "")));
+    });
+    body.append(moves);
+  }
+}

@@ -1,0 +1,62 @@
+// The best three suggestions drawn as small cards with their expected water; the rest on
+// demand. One tap applies one (the click is handled by arrange.js).
+import { ROWS } from "../state.js";
+import { C, _, fmt, $, el, signed, ROW_NAMES } from "./common.js";
+
+const SUGGESTIONS_SHOWN = 3;
+
+// ctx.ui.showAllSuggestions: the "more" toggle.
+export function setUpSuggestions(ctx) {
+  $("suggestions-more").addEventListener("click", () => {
+    ctx.ui.showAllSuggestions = !ctx.ui.showAllSuggestions;
+    ctx.render();
+  });
+}
+
+export function renderSuggestions(ctx, editable) {
+  const list = $("suggestions");
+  const box = ctx.root.querySelector(".suggestions-box");
+  const items = ctx.state.you.suggestions || [];
+  box.hidden = !editable || items.length === 0;
+  if (box.hidden) return;
+  const more = $("suggestions-more");
+  const shown = ctx.ui.showAllSuggestions ? items : items.slice(0, SUGGESTIONS_SHOWN);
+  more.hidden = items.length <= SUGGESTIONS_SHOWN;
+  more.textContent = ctx.ui.showAllSuggestions
+    ? _("Fewer")
+    : fmt(_("%(n)s more"), { n: items.length - SUGGESTIONS_SHOWN });
+  const key = JSON.stringify(shown.map((s) => s.front.concat(s.middle, s.back)));
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.textContent = "";
+  shown.forEach((s, i) => {
+    const li = el("li", "suggestion");
+    const button = el("button", "suggestion-button");
+    button.type = "button";
+    button.setAttribute("data-testid", "suggestion");
+    button.dataset.index = i;
+    const head = el("span", "sg-head");
+    head.append(el("span", "sg-rank", i === 0 ? _("Best") : "#" + (i + 1)));
+    if (typeof s.expected_water === "number") {
+      const water = el("span", "sg-water", fmt(_("≈ %(water)s water"), { water: signed(Math.round(s.expected_water * 10) / 10) }));
+      water.title = _("Expected water against random opponents");
+      head.append(water);
+    }
+    button.append(head);
+    ROWS.forEach((r, k) => {
+      const part = el("span", "sg-row");
+      const cards = el("span", "sg-cards");
+      s[r].forEach((card) => {
+        const node = C.cardElement(card, { small: true });
+        delete node.dataset.card; // a picture, not one of the hand's cards
+        cards.append(node);
+      });
+      part.append(cards);
+      part.append(el("span", "sg-cat", ctx.words.categoryName(s.categories[k])));
+      part.title = ROW_NAMES[r];
+      button.append(part);
+    });
+    li.append(button);
+    list.append(li);
+  });
+}

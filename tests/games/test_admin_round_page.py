@@ -1,0 +1,120 @@
+# ruff: noqa: F811  (the fixtures imported from test_table_services are used as arguments)
+"""The round audit page of the admin speaks one language, names players and groups numbers.
+
+A four-player round is settled through the table services (tests/games/played_rounds.py); one
+player is then a bot with a nickname. In Chinese the page has no English label (category, gun,
+row result, transfer kind), in English no Chinese one; the pair, cut and transfer tables name
+players (never "7 → 3"), a run-over is 辗过 and a home run 全垒打, and coins have thousands
+separators.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import User
+from games.models import Round
+from tests.games.played_rounds import make_bot, play_round
+from tests.games.test_table_services import World, world  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NAMES = ["alice", "bob", "carol", "bot-ee37f740"]
+
+
+def page_text(response: object) -> str:
+    body = response.content.decode()  # type: ignore[attr-defined]
+    body = re.sub(r"(?s)<(script|style|pre)\b.*?</\1>", " ", body)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"(?s)<[^>]+>", " ", body)))
+
+
+def section(response: object, ident: str) -> str:
+    body = response.content.decode()  # type: ignore[attr-defined]
+    match = re.search(rf'(?s)<div class="module" id="{ident}">(.*?)</div>', body)
+    assert match is not None, ident
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"(?s)<[^>]+>", " ", match.group(1))))
+
+
+@pytest.fixture
+def played(world: World) -> Round:
+    round_ = play_round(world, NAMES)
+    make_bot(User.objects.get(username="bot-ee37f740"), zh="金龙", en="Dragon")
+    return round_
+
+
+def staff_client(user: User, language: str) -> Client:
+    client = Client(headers={"accept-language": language})
+    client.force_login(user)
+    return client
+
+
+def _with_guns(round_: Round) -> None:
+    """Make the stored result's first pair a run-over and the second part of a home run
+    (labels only: the page shows a mismatch, which does not matter here)."""
+    result = round_.result
+    first, second = result["pairs"][0], result["pairs"][1]
+    first.update(rows=[1, 0, 1], gun="gun", shooter=first["a"], gun_water=3)
+    second.update(rows=[1, 1, 1], gun="home_run", shooter=second["a"], gun_water=12)
+    Round.objects.filter(pk=round_.pk).update(result=result)
+
+
+def test_the_chinese_round_page_has_no_english_labels(played: Round, admin_user: User) -> None:
+    _with_guns(played)
+    response = staff_client(admin_user, "zh-hans").get(
+        reverse("admin:games_round_change", args=[played.pk])
+    )
+    assert response.status_code == 200
+    pairs = section(response, "pairs")
+    assert "辗过" in pairs and "全垒打" in pairs
+    assert "头墩" in pairs and ("赢" in pairs or "输" in pairs)
+    assert "结算" in pairs  # the transfers' kind
+    for english in ("settlement", "Gun", "Run-over", "Home run", "won", "lost", "tie", "True"):
+        assert not re.search(rf"\b{english}\b", pairs), english
+    assert "[" not in pairs  # no raw row list such as [1, 0, 1]
+    title = re.search(r"<h1>(.*?)</h1>", response.content.decode())
+    assert title is not None and re.fullmatch(r"牌局 第 \d+ 桌，第 1 局", title.group(1))
+    assert "100,000" in section(response, "players")  # balance before, grouped
+
+
+def test_the_english_round_page_has_no_chinese_labels(played: Round, admin_user: User) -> None:
+    _with_guns(played)
+    response = staff_client(admin_user, "en").get(
+        reverse("admin:games_round_change", args=[played.pk])
+    )
+    pairs = section(response, "pairs")
+    assert "Run-over" in pairs and "Home run" in pairs and "(settlement)" in pairs
+    assert not re.search(r"[打辗全垒墩赢输平结算]", pairs.replace("金龙", ""))
+    assert "Dragon (bot-ee37f740)" in pairs
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_pairs_cuts_and_transfers_name_the_players(
+    played: Round, admin_user: User, language: str
+) -> None:
+    response = staff_client(admin_user, language).get(
+        reverse("admin:games_round_change", args=[played.pk])
+    )
+    pairs = section(response, "pairs")
+    ids = {str(pk) for pk in User.objects.filter(username__in=NAMES).values_list("pk", flat=True)}
+    for user_id in ids:
+        assert not re.search(rf"(^|\s){user_id}\s*→", pairs), pairs
+        assert not re.search(rf"→\s*{user_id}:", pairs), pairs
+    nickname = "金龙" if language == "zh-hans" else "Dragon"
+    assert played.result["transfers"], "the seeded round moves coins"
+    assert "→" in pairs
+    for name in ("alice", "bob", "carol", f"{nickname} (bot-ee37f740)"):
+        assert name in pairs
+
+
+def test_the_round_list_names_bots_and_groups_amounts(played: Round, admin_user: User) -> None:
+    played.players.filter(user__username="alice").update(delta=12_345)
+    response = staff_client(admin_user, "zh-hans").get(reverse("admin:games_round_changelist"))
+    text = page_text(response)
+    assert "alice +12,345" in text
+    assert "金龙 (bot-ee37f740)" in text
+    assert "12,345" in text  # the amount column
