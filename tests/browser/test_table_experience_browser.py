@@ -8,6 +8,7 @@ did not play it. The page is the real one; its socket is served by the pure tabl
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import time
@@ -511,3 +512,24 @@ def test_the_arrange_timer_is_a_bar_that_turns_red_in_the_last_5_seconds(
     color = bar.locator("span").evaluate("e => getComputedStyle(e).backgroundColor")
     assert color == "rgb(224, 70, 58)", color  # the red of .timer-bar.urgent
     shot(page, "timer-red")
+
+
+def test_sounds_are_served_and_the_mute_toggle_is_remembered(
+    seated: Seated, live_platform: LivePlatform
+) -> None:
+    page = seated.page
+    table = MockTable(page, others(seated, 2), config())
+    open_table(seated, live_platform.url, table)
+    sounds = json.loads(page.locator("#table-config").text_content() or "{}")["sounds"]
+    assert set(sounds) == {"gun", "home_run", "deal", "settle"}
+    for url in sounds.values():
+        response = page.request.get(f"{live_platform.url}{url}")
+        assert response.ok and response.body()[:4] == b"RIFF", url  # small WAV files of ours
+    toggle = page.get_by_test_id("sound-toggle")
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    page.reload()
+    expect(page.get_by_test_id("sound-toggle")).to_have_attribute(
+        "aria-pressed", "false", timeout=PAGE
+    )
