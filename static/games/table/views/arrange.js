@@ -22,8 +22,14 @@ function cardNode(card) {
   return node;
 }
 
+// A card is being dragged (SortableJS holds its node): the zones are left as they are until
+// the drop, which renders them from the new layout. Moving the node back while the mouse is
+// down (an event arriving mid-drag: a draft saved, a player submitting) would lose the drag.
+let dragging = false;
+
 function fillZone(ctx, zone, cards, landed, options) {
   const box = ctx.root.querySelector('.zone[data-zone="' + zone + '"]');
+  if (dragging) return box;
   const wanted = cards.map((c) => {
     const node = cardNode(c);
     node.classList.toggle("selected", ctx.ui.selected.has(c));
@@ -231,7 +237,11 @@ function setUpDragAndDrop(ctx) {
         delayOnTouchOnly: true,
         ghostClass: "ghost",
         chosenClass: "chosen",
+        onStart: () => {
+          dragging = true;
+        },
         onEnd: () => {
+          dragging = false;
           const next = {};
           ctx.root.querySelectorAll(".zone").forEach((z) => {
             next[z.dataset.zone] = [...z.querySelectorAll(".card")].map((c) => c.dataset.card);
