@@ -112,23 +112,24 @@ def wait_until(at: float) -> None:
 
 
 def covers_the_screen(page: Page, testid: str) -> None:
-    """The effect's box is the viewport, and at its centre nothing is drawn over it."""
-    box = page.get_by_test_id(testid).bounding_box()
-    size = page.viewport_size
-    assert box is not None and size is not None
-    assert box["x"] <= 0 and box["y"] <= 0
-    assert box["x"] + box["width"] >= size["width"] - 0.5
-    assert box["y"] + box["height"] >= size["height"] - 0.5
-    on_top = page.evaluate(
+    """The effect's box is the viewport, and at its centre nothing is drawn over it (measured
+    in one go: an effect lasts about a second)."""
+    box, on_top = page.evaluate(
         """(id) => {
             const fx = document.querySelector(`[data-testid=${id}]`);
+            const r = fx.getBoundingClientRect();
             fx.style.pointerEvents = "auto";  // to be found by elementFromPoint
             const hit = document.elementFromPoint(innerWidth / 2, innerHeight / 2);
             fx.style.pointerEvents = "";
-            return fx.contains(hit);
+            return [[r.left, r.top, r.right, r.bottom], fx.contains(hit)];
         }""",
         testid,
     )
+    size = page.viewport_size
+    assert size is not None
+    left, top, right, bottom = box
+    assert left <= 0 and top <= 0, box
+    assert right >= size["width"] - 0.5 and bottom >= size["height"] - 0.5, (box, size)
     assert on_top, f"{testid} is covered at the centre of the screen"
 
 
