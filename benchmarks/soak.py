@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import websockets
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import InvalidHandshake, InvalidStatus
 
 from benchmarks.load import Lobby, Sessions, find_rules, open_table
 from benchmarks.table_client import LOBBY_PHASES, PLAY_PHASES, TableClient
@@ -64,6 +64,8 @@ SEATS = 4
 CLOCKS = {"ready_seconds": 30, "special_choice_seconds": 2, "arrange_seconds": 2}
 # Faults per seat and round, at most one: the probabilities of each (--p-<kind>).
 FAULTS = ("disconnect", "reload", "timeout", "escape", "drop")
+# Tries of a lobby socket whose handshake fails on the way (Seat._lobby).
+LOBBY_ATTEMPTS = 5
 DEFAULT_P = {"disconnect": 0.01, "reload": 0.005, "timeout": 0.004, "escape": 0.004, "drop": 0.01}
 DEFAULT_P_DECLINE = 0.25
 SILENCE_SECONDS = 1.0  # no frame for this long while playing: hello {since} again
@@ -389,7 +391,24 @@ class Seat:
         return asyncio.create_task(client.play(seconds=seconds, leave=True))
 
     async def _lobby(self, join: bool) -> bool:
-        """Whether the player sits in the table's room; with ``join``, rejoin it by code."""
+        """Whether the player sits in the table's room; with ``join``, rejoin it by code.
+
+        A handshake that fails on the way (the server busy: no valid HTTP response, a reset,
+        a timeout) is tried again with back-off, as the lobby page's socket does; a refusal
+        (an HTTP status) is not."""
+        for attempt in range(LOBBY_ATTEMPTS):
+            try:
+                return await self._lobby_once(join)
+            except InvalidStatus:
+                raise
+            except (OSError, InvalidHandshake, TimeoutError):
+                self.table.run.notes["lobby_connect_retries"] += 1
+                if attempt == LOBBY_ATTEMPTS - 1:
+                    raise
+                await asyncio.sleep(0.2 * 2**attempt * random.uniform(0.5, 1.0))
+        raise AssertionError("unreachable")
+
+    async def _lobby_once(self, join: bool) -> bool:
         run = self.table.run
         lobby = Lobby(run.ws_base, run.origin, self.cookie)
         async with websockets.connect(
@@ -794,7 +813,8 @@ def client_figures(run: Run) -> str:
         f"clients: {len(run.clients)} client objects, "
         f"reconnects {sum(c.stats.reconnects for c in run.clients)} "
         f"(closes {dict(closes) or 0}, failed connects "
-        f"{sum(c.stats.connect_failures for c in run.clients)}), "
+        f"{sum(c.stats.connect_failures for c in run.clients)}, lobby retries "
+        f"{run.notes['lobby_connect_retries']}), "
         f"resyncs {sum(c.stats.resyncs for c in run.clients)}, "
         f"snapshots {sum(c.stats.snapshots for c in run.clients)}, "
         f"errors {dict(errors) or 0}, benign refusals {dict(benign) or 0}"
