@@ -588,6 +588,38 @@ def room_codes(rooms: list[int]) -> dict[int, str]:
     return dict(Room.objects.filter(pk__in=rooms).values_list("pk", "code"))
 
 
+def away_at_settlements(rooms: list[int]) -> set[tuple[int, int, int]]:
+    """(room, round, position) of the players who were disconnected when their round settled,
+    from the tables' event logs. Such a player with its hand in is settled without escaping
+    (docs/protocol.md, "Leaving a round") and may be let go at the Ready deadline before it is
+    back: it need not have seen the settlement."""
+    from games.models import TableEvent  # noqa: PLC0415
+
+    away: set[tuple[int, int, int]] = set()
+    connected: dict[tuple[int, int], bool] = {}
+    events = (
+        TableEvent.objects.filter(
+            table__room_id__in=rooms,
+            type__in=("seated", "disconnected", "reconnected", "left", "settled"),
+        )
+        .order_by("table_id", "version")
+        .values_list("table__room_id", "type", "payload")
+        .iterator(chunk_size=2000)
+    )
+    for room, kind, payload in events:
+        if kind == "settled":
+            away.update(
+                (room, payload["round_no"], position)
+                for (at, position), here in connected.items()
+                if at == room and not here
+            )
+        elif kind == "left":
+            connected.pop((room, payload["position"]), None)
+        else:
+            connected[(room, payload["position"])] = kind != "disconnected"
+    return away
+
+
 def run_checks(
     run: Run, tables: list[Table], start_balances: dict[str, int], rounds_requested: int
 ) -> tuple[list[Check], list[str]]:
@@ -745,11 +777,14 @@ def run_checks(
         elif expected != view.sha256:
             wrong += 1
         seen.add((view.room, view.round_no, view.position))
+    away = away_at_settlements([t.room for t in tables])
     missing = [
         (r.room, r.number, p["position"])
         for r in settled
         for p in r.result["players"]
-        if not p["escaped"] and (r.room, r.number, p["position"]) not in seen
+        if not p["escaped"]
+        and (r.room, r.number, p["position"]) not in seen
+        and (r.room, r.number, p["position"]) not in away
     ]
     checks.append(
         Check(
