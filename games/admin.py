@@ -6,7 +6,10 @@ submitted fields with the submitted rows), so an invalid change saves nothing. E
 configuration has exactly the engine's special hands, one row each: rows are never added or
 deleted here, only their enabled / water / rank are edited. Every change is kept by
 django-simple-history with its user; the change page shows the entry minimum and, from a cached
-simulation, how often each special hand counts and what it is worth per deal.
+simulation of the configuration's own deck (RULES.md §12), how often each special hand counts
+and what it is worth per deal. A deck change that would seat fewer players than an open room
+of the configuration has seats is refused. "New from preset" creates a configuration from a
+preset of RULES.md §12.6 (games.admin_presets).
 """
 
 from __future__ import annotations
@@ -17,13 +20,14 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
@@ -31,10 +35,22 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from games import labels
+from games.admin_presets import (
+    DECK_FIELDS,
+    NameTaken,
+    PresetForm,
+    deck_summary,
+    name_taken_message,
+    preset_default_name,
+    preset_name,
+    preset_summary,
+    rule_configuration_from_preset,
+)
 from games.models import PLAIN_FIELDS, ROW_BONUS_FIELDS, RuleConfiguration, SpecialHandSetting
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_BY_ID, SPECIAL_IDS, RuleConfig
 from games.rules.errors import ConfigError
-from games.rules.stats import SpecialStats, special_stats
+from games.rules.presets import PRESETS
+from games.rules.stats import DealShape, SpecialStats, special_stats
 from games.selectors import special_stats_settings
 from games.services import (
     rule_configuration_save,
@@ -42,7 +58,12 @@ from games.services import (
     special_hands_save,
 )
 from games.special_stats import special_deals_build_in_background, special_deals_ready
+from lobby.models import Room, RoomStatus
 from shisanshui.admin_ids import CheckedHistoryIds
+from shisanshui.ratelimit import RateLimited, rate_limit_hit
+
+# Open rooms named in the error refusing a deck change (the rest are counted).
+_ROOMS_NAMED = 10
 
 # Engine field name (as ConfigError messages start) -> the form field it belongs to.
 _ERROR_FIELDS = {name: name for name in PLAIN_FIELDS} | {
@@ -87,11 +108,46 @@ class RuleConfigurationForm(forms.ModelForm):
             key: cleaned[field] for field, key in ROW_BONUS_FIELDS.items() if field in cleaned
         }
         try:
-            RuleConfig.from_dict(data)
+            config = RuleConfig.from_dict(data)
         except ConfigError as exc:
             message = gettext("The rules engine rejects this: %(error)s") % {"error": exc}
             self.add_error(_engine_error_field(exc.message), message)
+            return cleaned
+        self._check_open_rooms(config)
         return cleaned
+
+    def _check_open_rooms(self, config: RuleConfig) -> None:
+        """A deck change must leave a seat for every seat of the open rooms that play this
+        configuration (RULES.md §12: ``max_seats``); otherwise it is refused, naming them."""
+        changed = [name for name in DECK_FIELDS if name in self.changed_data]
+        if self.instance.pk is None or not changed:
+            return
+        if transaction.get_connection().in_atomic_block:
+            # The admin validates and saves in one transaction: hold the row until then, so
+            # that two deck changes of one configuration are checked one after the other.
+            RuleConfiguration.objects.select_for_update().filter(pk=self.instance.pk).exists()
+        rooms = Room.objects.filter(
+            rules_id=self.instance.pk, status=RoomStatus.OPEN, seats__gt=config.max_seats
+        ).order_by("pk")
+        count = rooms.count()
+        if not count:
+            return
+        named = [
+            gettext("“%(name)s” (#%(id)s, %(seats)s seats)")
+            % {"name": room.name, "id": room.pk, "seats": room.seats}
+            for room in rooms[:_ROOMS_NAMED]
+        ]
+        if count > len(named):
+            named.append(gettext("and %(count)s more") % {"count": count - len(named)})
+        self.add_error(
+            changed[0],
+            gettext(
+                "This deck seats at most %(max)s players, but open rooms with this "
+                "configuration have more seats: %(rooms)s. Keep the deck until they close, or "
+                "give them another configuration."
+            )
+            % {"max": config.max_seats, "rooms": ", ".join(named)},
+        )
 
 
 class SpecialNameWidget(forms.Select):
@@ -208,10 +264,28 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     list_display_links = ("name",)
     search_fields = ("name", "description")
     actions = ["make_default"]
-    readonly_fields = ("entry_minimum_display", "special_stats_table", "created_at", "updated_at")
+    readonly_fields = (
+        "entry_minimum_display",
+        "deck_display",
+        "special_stats_table",
+        "created_at",
+        "updated_at",
+    )
     object_history_template = "admin/games/ruleconfiguration/object_history.html"
     fieldsets = (
         (None, {"fields": ("name", "description", "is_default")}),
+        (
+            _("Deck (RULES.md §12)"),
+            {
+                "fields": (*DECK_FIELDS, "deck_display"),
+                "description": _(
+                    "The variant decks: extra suits of diamonds (多一色), jokers (癞子), three "
+                    "spare cards (多三张). With every setting at none the game is the classic "
+                    "one. The deck limits the seats of a room: a change that leaves an open "
+                    "room of this configuration without enough cards is refused."
+                ),
+            },
+        ),
         (
             _("Rows and bonuses (墩, 比牌额外水数)"),
             {
@@ -223,6 +297,8 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                     "bonus_middle_straight_flush",
                     "bonus_back_quads",
                     "bonus_back_straight_flush",
+                    "bonus_middle_five_of_a_kind",
+                    "bonus_back_five_of_a_kind",
                 ),
                 "description": _("Row water and the winner's extra water (RULES.md §3, §7.1)."),
             },
@@ -308,19 +384,33 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             "%(base)s × 3 (RULES.md §7.4), for the rules as saved."
         ) % {"coins": f"{config.entry_minimum:,}", "water": top, "base": f"{config.base_score:,}"}
 
+    @admin.display(description=_("deck as saved"))
+    def deck_display(self, obj: RuleConfiguration | None) -> str:
+        config = self._saved_config(obj)
+        if config is None:
+            return gettext("The stored rules are invalid.")
+        return deck_summary(config)
+
     @admin.display(description=_("special hands"))
     def special_stats_table(self, obj: RuleConfiguration | None) -> str:
         config = self._saved_config(obj)
         if config is None:
             return gettext("The stored rules are invalid.")
-        deals = special_deals_ready()
+        shape = DealShape.of(config)  # the configuration's own deck (RULES.md §12)
+        deals = special_deals_ready(shape)
         if deals is None:
             # Never simulate in a request (tens of seconds): build in the background and say so.
-            special_deals_build_in_background()
+            if shape.is_classic:
+                special_deals_build_in_background()
+            else:
+                special_deals_build_in_background(shape)
             return render_to_string(
                 "admin/games/ruleconfiguration/special_stats_pending.html",
                 {
                     "deals": f"{special_stats_settings()[1]:,}",
+                    "players": shape.players,
+                    "classic": shape.is_classic,
+                    "deck": deck_summary(config),
                     "entry_minimum": f"{config.entry_minimum:,}",
                     "base_score": f"{config.base_score:,}",
                 },
@@ -362,6 +452,9 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                 ),
                 "deals": f"{stats.deals:,}",
                 "hands": f"{stats.hands:,}",
+                "players": deals.players,
+                "classic": shape.is_classic,
+                "deck": deck_summary(config),
             },
         )
 
@@ -453,7 +546,90 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             self.admin_site.admin_view(self.history_compare_view),
             name="games_ruleconfiguration_history_compare",
         )
-        return [compare, *super().get_urls()]
+        from_preset = path(
+            "from-preset/",
+            self.admin_site.admin_view(self.from_preset_view),
+            name="games_ruleconfiguration_from_preset",
+        )
+        return [compare, from_preset, *super().get_urls()]
+
+    # -- new from preset ----------------------------------------------------------------------
+    def from_preset_view(self, request: HttpRequest) -> HttpResponse:
+        """Every preset of RULES.md §12.6, each with a name and a button that creates it
+        (POST, CSRF-checked by the admin site): the new configuration is the engine's preset,
+        recorded in history, and its change page opens so it can be edited."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        chosen: str | None = None
+        form: PresetForm | None = None
+        limited: RateLimited | None = None
+        status = 200
+        if request.method == "POST":
+            chosen = str(request.POST.get("preset", ""))
+            form = PresetForm(request.POST)
+            limited = rate_limit_hit("admin.rule_preset", request.user.pk)
+            if limited is not None:
+                form.is_valid()  # the form shows what was sent, with the refusal
+                form.add_error(
+                    None,
+                    gettext("Too many configurations created: try again in %(seconds)s s.")
+                    % {"seconds": limited.retry_after},
+                )
+                status = 429
+            elif form.is_valid():
+                preset = PRESETS[form.cleaned_data["preset"]]
+                try:
+                    created = rule_configuration_from_preset(
+                        preset=preset, name=form.cleaned_data["name"], user=request.user
+                    )
+                except NameTaken:
+                    form.add_error("name", name_taken_message(form.cleaned_data["name"]))
+                else:
+                    self.log_addition(request, created, [{"added": {}}])
+                    self.message_user(
+                        request,
+                        gettext(
+                            "%(name)s was created from the preset %(preset)s: check it and "
+                            "edit it if you like."
+                        )
+                        % {"name": created.name, "preset": preset_name(preset)},
+                        messages.SUCCESS,
+                    )
+                    return HttpResponseRedirect(
+                        reverse("admin:games_ruleconfiguration_change", args=[created.pk])
+                    )
+            if status == 200:
+                status = 400
+        errors = [] if form is None else [str(m) for ms in form.errors.values() for m in ms]
+        presets = [
+            {
+                "preset": preset,
+                # A refused name is shown again, in its own preset's form.
+                "name": (
+                    str(request.POST.get("name", ""))[:200]
+                    if errors and chosen == preset.id
+                    else preset_default_name(preset)
+                ),
+                "summary": preset_summary(preset),
+                "deck": deck_summary(preset.config),
+            }
+            for preset in PRESETS.values()
+        ]
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": gettext("New configuration from a preset"),
+            "presets": presets,
+            "errors": errors,
+            "chosen": chosen,
+            "name_max_length": RuleConfiguration._meta.get_field("name").max_length,
+        }
+        response = TemplateResponse(
+            request, "admin/games/ruleconfiguration/from_preset.html", context, status=status
+        )
+        if limited is not None:
+            response["Retry-After"] = str(limited.retry_after)
+        return response
 
     def history_compare_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         """The difference between two versions (GET ``old`` and ``new``: history ids), the

@@ -34,7 +34,7 @@ from accounts.models import AccountKind, Entry, Transaction, TransactionKind
 from accounts.models import User as UserModel
 from games.models import Round, RoundPlayer, TableEvent
 from games.rules.api import result_json
-from games.rules.cards import format_cards, parse_cards
+from games.rules.cards import Card, format_cards, parse_cards
 from games.rules.config import RuleConfig
 from games.rules.errors import RulesError
 from games.rules.scoring import Arranged, Declared, Seat, score_round
@@ -193,10 +193,19 @@ def _balances_before(round_: Round, rows: list[RoundPlayer]) -> tuple[dict[int, 
     return ({**from_ledger, **stored} if stored else from_ledger), problems
 
 
-def _hand(row: RoundPlayer) -> Arranged | Declared:
+def _hand(row: RoundPlayer, config: RuleConfig) -> Arranged | Declared:
     if row.arrangement is None:
-        return Declared(row.special, parse_cards(row.cards.split(), count=13))
+        aside = set(_unused(row, config))
+        played = [c for c in parse_cards(row.cards.split(), deck=config.deck) if c not in aside]
+        return Declared(row.special, parse_cards(format_cards(played), count=13, deck=config.deck))
     return parse_arranged(row.arrangement)
+
+
+def _unused(row: RoundPlayer, config: RuleConfig) -> tuple[Card, ...]:
+    """The spare cards a player set aside (RULES.md §12.4); () without spare cards."""
+    if not row.unused:
+        return ()
+    return parse_cards(row.unused.split(), count=config.spare_cards, deck=config.deck)
 
 
 def round_verify(*, round_: Round) -> VerifyReport:
@@ -216,7 +225,12 @@ def round_verify(*, round_: Round) -> VerifyReport:
 
     # The shuffle: the revealed deck and salt match the commitment and deal the stored hands.
     try:
-        deck = parse_cards(round_.deck.split(), count=52)
+        config = RuleConfig.from_dict(round_.config)
+    except RulesError as exc:
+        report.mismatches.append(f"rules snapshot unreadable: {exc}")
+        return report
+    try:
+        deck = parse_cards(round_.deck.split(), count=config.deck.size, deck=config.deck)
         report.commitment_ok = verify_commitment(deck, round_.salt, round_.commitment)
     except RulesError as exc:
         report.commitment_ok = False
@@ -226,7 +240,8 @@ def round_verify(*, round_: Round) -> VerifyReport:
         report.mismatches.append("revealed deck and salt do not match the commitment")
     start_seat = _start_seat(round_)
     if deck is not None and start_seat is not None:
-        hands = deal_hands(deck, deal_order([r.position for r in rows], start_seat))
+        order = deal_order([r.position for r in rows], start_seat)
+        hands = deal_hands(deck, order, config.hand_size)
         for row in rows:
             if row.cards != " ".join(format_cards(hands[row.position])):
                 report.mismatches.append(f"position {row.position}: stored cards not dealt")
@@ -235,8 +250,16 @@ def round_verify(*, round_: Round) -> VerifyReport:
     report.mismatches.extend(problems)
     expected: Json | None = None
     try:
-        config = RuleConfig.from_dict(round_.config)
-        seats = [Seat(str(r.user_id), _hand(r), balances.get(r.user_id), r.escaped) for r in rows]
+        seats = [
+            Seat(
+                str(r.user_id),
+                _hand(r, config),
+                balances.get(r.user_id),
+                r.escaped,
+                _unused(r, config),
+            )
+            for r in rows
+        ]
         expected = result_json(score_round(seats, config))
     except (RulesError, KeyError, TypeError, ValueError) as exc:
         report.mismatches.append(f"cannot recompute: {exc}")

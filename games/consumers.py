@@ -66,6 +66,7 @@ MAX_MESSAGE_BYTES = 8192
 # reconnected / disconnected events for the other seats.
 MESSAGES = "table.message"
 DRAFTS = "table.draft"
+SUGGESTS = "table.suggest"
 CONNECTIONS = "table.connect"
 COOLDOWN = "table.cooldown"
 ACTION_REPLY_SECONDS = 600
@@ -149,8 +150,10 @@ def _choose_special(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
 
 
 def _submit(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
-    rows = {row: _cards(message, row) for row in ("front", "middle", "back")}
-    return table_services.table_submit, rows
+    fields: dict[str, Any] = {row: _cards(message, row) for row in ("front", "middle", "back")}
+    if message.get("unused") is not None:
+        fields["unused"] = _cards(message, "unused")
+    return table_services.table_submit, fields
 
 
 def _draft(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
@@ -268,8 +271,9 @@ class TableConsumer(Consumer):
             try:
                 message = parse_message(text_data)
                 request_id = _request_id(message)
-                if message["type"] == "draft" and self.seat is not None:
-                    limited = await arate_limit_hit(DRAFTS, self.user.pk)
+                budget = {"draft": DRAFTS, "suggest": SUGGESTS}.get(message["type"])
+                if budget is not None and self.seat is not None:
+                    limited = await arate_limit_hit(budget, self.user.pk)
                     if limited is not None:
                         raise TableError(**_rate_limited(limited))
                 await self.dispatch_message(message, request_id)
@@ -300,6 +304,14 @@ class TableConsumer(Consumer):
             if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
                 raise BadField("since", "a version (an integer) or null")
             await self.welcome(request_id, since)
+        elif kind == "suggest":
+            cards = _cards(message, "cards")
+            found = await off_thread(table_services.table_suggest)(
+                user=self.user, room=seat.room, cards=cards
+            )
+            await self.send_json(
+                {"type": "suggestions", "id": request_id, "cards": cards, "suggestions": found}
+            )
         elif kind in ACTIONS:
             await self.act(kind, message, request_id)
         else:

@@ -28,6 +28,8 @@ ROW_BONUS_FIELDS = {
     "bonus_middle_straight_flush": "middle.straight_flush",
     "bonus_back_quads": "back.quads",
     "bonus_back_straight_flush": "back.straight_flush",
+    "bonus_middle_five_of_a_kind": "middle.five_of_a_kind",
+    "bonus_back_five_of_a_kind": "back.five_of_a_kind",
 }
 # Plain fields copied one to one between the model and the engine's configuration.
 PLAIN_FIELDS = (
@@ -47,6 +49,9 @@ PLAIN_FIELDS = (
     "deal_interval_ms",
     "compare_mode",
     "reveal_interval_ms",
+    "extra_suits",
+    "jokers",
+    "spare_cards",
 )
 _D = DEFAULT_CONFIG
 _BONUS = dict(_D.row_bonus)
@@ -102,6 +107,19 @@ class RuleConfiguration(models.Model):
         _("back straight flush bonus"),
         default=_BONUS["back.straight_flush"],
         help_text=_("Extra water for winning the back row with a straight flush."),
+    )
+    bonus_middle_five_of_a_kind = models.PositiveIntegerField(
+        _("middle five of a kind bonus (五同)"),
+        default=_BONUS["middle.five_of_a_kind"],
+        help_text=_(
+            "Extra water for winning the middle row with five of a kind (only with extra "
+            "suits or jokers, RULES.md §12.3)."
+        ),
+    )
+    bonus_back_five_of_a_kind = models.PositiveIntegerField(
+        _("back five of a kind bonus (五同)"),
+        default=_BONUS["back.five_of_a_kind"],
+        help_text=_("Extra water for winning the back row with five of a kind (§12.3)."),
     )
     run_over_counts_as_gun = models.BooleanField(
         _("run-over counts as a gun (辗过)"),
@@ -190,6 +208,33 @@ class RuleConfiguration(models.Model):
         _("reveal interval (ms)"),
         default=_D.reveal_interval_ms,
         help_text=_("Pace of the comparison animation, per reveal."),
+    )
+    extra_suits = models.PositiveSmallIntegerField(
+        _("extra suits (多一色)"),
+        choices=[
+            (0, _("none (52 cards)")),
+            (1, _("one extra diamond suit (65 cards)")),
+            (2, _("two extra diamond suits (78 cards)")),
+        ],
+        default=_D.extra_suits,
+        help_text=_(
+            "Extra suits of diamonds, A to K (RULES.md §12.1): up to 5 seats with one, 6 with two."
+        ),
+    )
+    jokers = models.PositiveSmallIntegerField(
+        _("jokers (癞子)"),
+        choices=[(0, _("none")), (2, _("red and black joker (大王, 小王)"))],
+        default=_D.jokers,
+        help_text=_("Wild cards: a joker stands for any card in its row (RULES.md §12.2)."),
+    )
+    spare_cards = models.PositiveSmallIntegerField(
+        _("spare cards (多三张)"),
+        choices=[(0, _("none (13 cards each)")), (3, _("three (16 cards each, play 13)"))],
+        default=_D.spare_cards,
+        help_text=_(
+            "Each player is dealt 16 cards and plays any 13 of them (RULES.md §12.4); a room "
+            "needs 16 cards per seat."
+        ),
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
@@ -416,8 +461,9 @@ class Round(models.Model):
 
 
 class RoundPlayer(models.Model):
-    """A player of a round: the 13 cards dealt (at the deal), and at settlement how the hand
-    was played (``arrangement``, ``special``, ``auto``, ``escaped``) and what it won: water,
+    """A player of a round: the cards dealt (at the deal: 13, or 16 with spare cards), and at
+    settlement how the hand was played (``arrangement``, ``special``, ``unused``: the spare
+    cards set aside, ``auto``, ``escaped``) and what it won: water,
     ``delta`` (coins, penalty included) and the escape ``penalty`` paid to the house."""
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="players")
@@ -426,6 +472,12 @@ class RoundPlayer(models.Model):
     )
     position = models.PositiveSmallIntegerField(_("position"))
     cards = models.CharField(_("cards"), max_length=64)
+    unused = models.CharField(
+        _("cards set aside"),
+        max_length=16,
+        blank=True,
+        help_text=_("With spare cards (RULES.md §12.4): the 3 cards not played."),
+    )
     special = models.CharField(_("special hand played"), max_length=32, blank=True)
     arrangement = models.JSONField(_("arrangement"), null=True, blank=True)
     auto = models.CharField(_("played automatically"), max_length=16, blank=True)

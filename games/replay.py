@@ -134,10 +134,17 @@ def _player(
             used.update(cards)
             hand = evaluate(cards, config.a2345)
             arranged[name] = {"cards": format_cards(cards), "category": hand.category.id}
+            if hand.jokers:  # what each joker stood for (RULES.md §12.2)
+                arranged[name]["jokers"] = {str(j): str(v) for j, v in hand.jokers}
         unused = format_cards(sort_cards(c for c in dealt if c not in used))
-    elif special is not None and special in SPLIT_SPECIALS:
+    elif special is not None:
+        # With spare cards (§12.4) the special was made by the 13 not set aside.
+        aside = set(_cards(row.unused.split(), config)) if row.unused else set()
+        unused = format_cards(sort_cards(aside))
+    if special is not None and special in SPLIT_SPECIALS:
+        played = [c for c in dealt if format_cards([c])[0] not in unused]
         try:
-            shown = special_split(dealt, special, config)
+            shown = special_split(played, special, config)
         except RulesError:
             shown = None
         if shown is not None:

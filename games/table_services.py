@@ -74,12 +74,13 @@ from django.utils import timezone
 from accounts.models import Account, AccountKind, TransactionKind, User
 from accounts.services import account_system_get_or_create, ledger_post
 from games.models import Round, RoundPlayer, Table, TableEvent
-from games.rules.cards import DECK, Card, format_cards, parse_cards
+from games.rules.cards import Card, Deck, format_cards, parse_cards
 from games.rules.errors import RulesError
 from games.table import machine
 from games.table.errors import StaleTimeout, TableError
 from games.table.events import ALL, NOBODY, Event, Timer, Transition
 from games.table.state import Json, Phase, TableState, arranged_json
+from games.table.suggest import kept_suggestions
 from games.table.views import missed_events, snapshot_for
 from lobby.models import Room, Seat
 
@@ -209,9 +210,13 @@ def _position(*, state: TableState, user: User) -> int:
     return seat.position
 
 
+# Any card of any deck (RULES.md §12) reads; the machine checks they are the seat's own.
+_ANY_DECK = Deck(extra_suits=2, jokers=2)
+
+
 def _cards(value: object, what: str) -> tuple[Card, ...]:
     try:
-        return parse_cards(value, what=what)
+        return parse_cards(value, what=what, deck=_ANY_DECK)
     except RulesError as exc:
         raise TableError("bad_cards", str(exc), row=what) from None
 
@@ -289,7 +294,7 @@ def _balances(state: TableState) -> dict[str, int]:
 def _deal(*, table: Table, state: TableState, now: float) -> Transition:
     """Shuffle, pick the starting seat, deal, and record the round with its commitment."""
     rng = secrets.SystemRandom()
-    deck = list(DECK)
+    deck = list(state.config.deck.cards)
     rng.shuffle(deck)
     salt = secrets.token_hex(16)
     start_seat = rng.choice([s.position for s in state.round_seats])
@@ -363,6 +368,7 @@ def _settle(*, table: Table, compared: TableState, state: TableState, now: float
         rows.append(
             (
                 p["special"] or "",
+                " ".join(format_cards(seat.unused)),
                 None if arrangement is None else ops.adapt_json_value(arrangement, None),
                 seat.auto or "",
                 p["escaped"],
@@ -375,7 +381,7 @@ def _settle(*, table: Table, compared: TableState, state: TableState, now: float
         )
     with connection.cursor() as cursor:
         cursor.executemany(
-            f"UPDATE {RoundPlayer._meta.db_table} SET special = %s, arrangement = %s, "
+            f"UPDATE {RoundPlayer._meta.db_table} SET special = %s, unused = %s, arrangement = %s, "
             "auto = %s, escaped = %s, water = %s, delta = %s, penalty = %s "
             "WHERE round_id = %s AND position = %s",
             rows,
@@ -646,22 +652,48 @@ def table_choose_special(*, user: User, room: Room, play_special: bool) -> Trans
 
 @transaction.atomic
 def table_submit(
-    *, user: User, room: Room, front: list[str], middle: list[str], back: list[str]
+    *,
+    user: User,
+    room: Room,
+    front: list[str],
+    middle: list[str],
+    back: list[str],
+    unused: list[str] | None = None,
 ) -> Transition:
-    """Submit an arrangement given as card strings (``"AS"``); a foul, a wrong card or a
-    wrong count raises TableError and changes nothing."""
+    """Submit an arrangement given as card strings (``"AS"``); with spare cards optionally
+    the 3 set aside. A foul, a wrong card or a wrong count raises TableError and changes
+    nothing."""
     rows = _cards(front, "front"), _cards(middle, "middle"), _cards(back, "back")
+    aside = None if unused is None else _cards(unused, "unused")
     table = _locked(room=room)
     state = TableState.from_dict(table.state)
     position = _position(state=state, user=user)
     return _run(
         table=table,
         command=lambda s, now: machine.submit(
-            s, position=position, front=rows[0], middle=rows[1], back=rows[2], now=now
+            s,
+            position=position,
+            front=rows[0],
+            middle=rows[1],
+            back=rows[2],
+            unused=aside,
+            now=now,
         ),
         now=_now(),
         before=state,
     )
+
+
+def table_suggest(*, user: User, room: Room, cards: list[str]) -> list[Json]:
+    """The suggestions for the 13 cards the player keeps of its 16 (RULES.md §12.4, the
+    ``suggest`` message). Reads the table without locking it and changes nothing; a request
+    that cannot be answered raises TableError."""
+    kept = _cards(cards, "cards")
+    state = TableState.from_dict(
+        Table.objects.filter(room=room).values_list("state", flat=True).get()
+    )
+    position = _position(state=state, user=user)
+    return kept_suggestions(state, position=position, cards=kept)
 
 
 @transaction.atomic

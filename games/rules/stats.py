@@ -2,14 +2,18 @@
 
 Two parts, so that the slow one is done once:
 
-1. :func:`simulate_deals` deals ``n`` four-player rounds from a seeded generator and records,
-   for every hand, the specials it qualifies for as a 15-bit mask (bit ``i`` is
-   ``SPECIAL_IDS[i]``, enabled or not). It calls :func:`~games.rules.specials.qualifying_specials`
-   on every hand, tens of microseconds each, so callers keep the result
-   (:func:`load_or_simulate` caches it as an ``.npz`` file). It does not depend on any
-   configuration: the same seed and size always give the same masks.
+1. :func:`simulate_deals` deals ``n`` rounds from a seeded generator and records, for every
+   hand, the specials it qualifies for as a 15-bit mask (bit ``i`` is ``SPECIAL_IDS[i]``,
+   enabled or not). It calls :func:`~games.rules.specials.qualifying_specials` on every hand,
+   tens to hundreds of microseconds each, so callers keep the result (:func:`load_or_simulate`
+   caches it as an ``.npz`` file). Of a configuration it depends on the deck alone
+   (:class:`DealShape`): the same seed, size and deck always give the same masks.
 2. :func:`special_stats` evaluates one configuration over those masks with numpy, in
    milliseconds, so an admin can see what a change of water or order does.
+
+The deals are of one :class:`DealShape`: the classic 52-card deck dealt to four players, or a
+variant deck of RULES.md §12 (extra suits, jokers, spare cards) dealt to a full table of its
+seats; a 16-card hand's mask is every special some 13 of its cards make (§12.4).
 
 What the figures mean (for every special ``s`` of the configuration):
 
@@ -21,7 +25,7 @@ What the figures mean (for every special ``s`` of the configuration):
   special or a lower-ranked one; the same special on both sides is a tie (0); against a
   higher-ranked special the holder loses *that* special's water, which is counted in that
   special's row, not here (§7.3). ``expected_water_per_deal = water_won / deals``: the water that
-  holders of ``s`` win per deal at a four-player table (× base score for coins). Summed over the
+  holders of ``s`` win per deal at a full table (× base score for coins). Summed over the
   specials it is all the special-hand water that changes hands per deal.
 """
 
@@ -38,7 +42,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .cards import DECK
+from .cards import ALL_CARDS, Deck
 from .config import SPECIAL_BY_ID, SPECIAL_IDS, RuleConfig
 from .errors import RulesError
 from .specials import qualifying_specials
@@ -46,7 +50,7 @@ from .specials import qualifying_specials
 MaskArray = npt.NDArray[np.uint16]
 CardArray = npt.NDArray[np.int8]
 
-PLAYERS = 4
+PLAYERS = 4  # the classic deck's full table
 DEFAULT_DEALS = 100_000
 DEFAULT_SEED = 13
 # Bump when the detection of specials changes, so that caches built before are not used.
@@ -67,14 +71,66 @@ class StatsCacheError(RulesError):
 
 
 @dataclass(frozen=True, slots=True)
+class DealShape:
+    """What one simulated deal is (RULES.md §12): the deck of these settings, dealt to a full
+    table (its seats), ``hand_size`` cards each. Invalid settings raise ``ConfigError``."""
+
+    extra_suits: int = 0
+    jokers: int = 0
+    spare_cards: int = 0
+
+    def __post_init__(self) -> None:
+        self.rules()  # validates
+
+    @staticmethod
+    def of(config: RuleConfig) -> DealShape:
+        """The deals of ``config``'s deck (its other rules do not change the masks)."""
+        return DealShape(config.extra_suits, config.jokers, config.spare_cards)
+
+    def rules(self) -> RuleConfig:
+        return RuleConfig(
+            extra_suits=self.extra_suits, jokers=self.jokers, spare_cards=self.spare_cards
+        )
+
+    @property
+    def deck(self) -> Deck:
+        return Deck(self.extra_suits, self.jokers)
+
+    @property
+    def hand_size(self) -> int:
+        return 13 + self.spare_cards
+
+    @property
+    def players(self) -> int:
+        """A full table: the deck's seats (4 with the classic deck)."""
+        return self.rules().max_seats
+
+    @property
+    def is_classic(self) -> bool:
+        return self == CLASSIC_SHAPE
+
+    @property
+    def tag(self) -> str:
+        """The cache file name's mark of a variant deck ("" for the classic one)."""
+        if self.is_classic:
+            return ""
+        return f"_deck{self.extra_suits}e{self.jokers}j{self.spare_cards}s"
+
+
+CLASSIC_SHAPE = DealShape()
+
+
+@dataclass(frozen=True, slots=True)
 class SimulatedDeals:
     """The specials every hand of ``deals`` simulated deals qualifies for.
 
-    ``masks[d, p]`` is the mask of player ``p``'s hand in deal ``d``.
+    ``masks[d, p]`` is the mask of player ``p``'s hand in deal ``d``; ``shape`` is the deck
+    the hands were dealt from.
     """
 
     masks: MaskArray
     seed: int
+    shape: DealShape = CLASSIC_SHAPE
 
     @property
     def deals(self) -> int:
@@ -102,28 +158,35 @@ def specials_of_mask(mask: int) -> frozenset[str]:
 
 
 def hand_mask(card_indices: Sequence[int] | npt.NDArray[np.integer[Any]]) -> int:
-    """The mask of every special (enabled or not) these 13 cards (indices 0..51) make."""
-    return special_mask(qualifying_specials([DECK[int(i)] for i in card_indices]))
+    """The mask of every special (enabled or not) these cards (card indices) make: 13 cards,
+    or 16 with spare cards; jokers wild (RULES.md §12)."""
+    return special_mask(qualifying_specials([ALL_CARDS[int(i)] for i in card_indices]))
 
 
-def deal_cards(n_deals: int, seed: int, players: int = PLAYERS) -> CardArray:
-    """``n_deals`` deals of ``players`` hands of 13 card indices, reproducible from ``seed``."""
+def deal_cards(
+    n_deals: int, seed: int, players: int | None = None, *, shape: DealShape = CLASSIC_SHAPE
+) -> CardArray:
+    """``n_deals`` deals of ``players`` (default: a full table) hands of ``shape.hand_size``
+    card indices from ``shape``'s deck, reproducible from ``seed``."""
+    if players is None:
+        players = shape.players
+    size, hand = shape.deck.size, shape.hand_size
     if n_deals < 0:
         raise ValueError("n_deals cannot be negative")
-    if not 1 <= players <= 4:
-        raise ValueError("a 52-card deck deals 1 to 4 hands of 13")
+    if not 1 <= players <= shape.players:
+        raise ValueError(f"a {size}-card deck deals 1 to {shape.players} hands of {hand}")
     rng = np.random.default_rng(seed)
-    out = np.empty((n_deals, players, 13), dtype=np.int8)
-    deck = np.arange(52, dtype=np.int8)
+    out = np.empty((n_deals, players, hand), dtype=np.int8)
+    deck = np.array([card.index for card in shape.deck.cards], dtype=np.int8)
     for start in range(0, n_deals, _CHUNK):
         count = min(_CHUNK, n_deals - start)
         decks = rng.permuted(np.tile(deck, (count, 1)), axis=1)
-        out[start : start + count] = decks[:, : players * 13].reshape(count, players, 13)
+        out[start : start + count] = decks[:, : players * hand].reshape(count, players, hand)
     return out
 
 
 def _masks_of(hands: CardArray) -> MaskArray:
-    flat = hands.reshape(-1, 13)
+    flat = hands.reshape(-1, hands.shape[-1])
     masks = np.fromiter((hand_mask(h) for h in flat), dtype=np.uint16, count=len(flat))
     return masks.reshape(hands.shape[:-1])
 
@@ -137,17 +200,19 @@ def simulate_deals(
     n_deals: int = DEFAULT_DEALS,
     seed: int = DEFAULT_SEED,
     *,
-    players: int = PLAYERS,
+    players: int | None = None,
     workers: int = 1,
     progress: Progress | None = None,
+    shape: DealShape = CLASSIC_SHAPE,
 ) -> SimulatedDeals:
-    """Deal and detect; the same ``(n_deals, seed, players)`` always gives the same masks.
+    """Deal and detect; the same ``(n_deals, seed, players, shape)`` always gives the same
+    masks (``players`` defaults to a full table of the deck).
 
     ``workers > 1`` detects in that many processes; the result does not depend on it.
     ``progress(done, total)`` is called after each chunk of deals.
     """
-    cards = deal_cards(n_deals, seed, players)
-    masks = np.empty((n_deals, players), dtype=np.uint16)
+    cards = deal_cards(n_deals, seed, players, shape=shape)
+    masks = np.empty(cards.shape[:2], dtype=np.uint16)
     done = 0
 
     def store(chunk: MaskArray) -> None:
@@ -164,14 +229,19 @@ def simulate_deals(
     else:
         for part in _chunks(cards):
             store(_masks_of(part))
-    return SimulatedDeals(masks, seed)
+    return SimulatedDeals(masks, seed, shape)
 
 
 # -- the cache file -------------------------------------------------------------------------
 
 
-def cache_filename(n_deals: int, seed: int, players: int = PLAYERS) -> str:
-    return f"special_masks_v{FORMAT_VERSION}_{n_deals}x{players}_seed{seed}.npz"
+def cache_filename(
+    n_deals: int, seed: int, players: int | None = None, *, shape: DealShape = CLASSIC_SHAPE
+) -> str:
+    """The classic deck's name is unchanged since before the variant decks; a variant deck's
+    adds ``shape.tag``."""
+    players = shape.players if players is None else players
+    return f"special_masks_v{FORMAT_VERSION}_{n_deals}x{players}_seed{seed}{shape.tag}.npz"
 
 
 def save_deals(path: Path, deals: SimulatedDeals) -> None:
@@ -186,6 +256,10 @@ def save_deals(path: Path, deals: SimulatedDeals) -> None:
                 seed=np.int64(deals.seed),
                 version=np.int64(FORMAT_VERSION),
                 special_ids=np.array(SPECIAL_IDS),
+                deck=np.array(
+                    [deals.shape.extra_suits, deals.shape.jokers, deals.shape.spare_cards],
+                    dtype=np.int64,
+                ),
             )
         os.replace(tmp, path)
     except BaseException:
@@ -201,13 +275,19 @@ def load_deals(path: Path) -> SimulatedDeals:
             ids = tuple(str(x) for x in data["special_ids"])
             masks = np.asarray(data["masks"], dtype=np.uint16)
             seed = int(data["seed"])
+            # Files written before the variant decks are of the classic deck.
+            deck = [int(x) for x in data["deck"]] if "deck" in data.files else [0, 0, 0]
     except (OSError, KeyError, ValueError) as exc:
         raise StatsCacheError(f"cannot read {path.name}: {exc}") from None
     if version != FORMAT_VERSION or ids != SPECIAL_IDS:
         raise StatsCacheError(f"{path.name} was made for other special hands")
     if masks.ndim != 2:
         raise StatsCacheError(f"{path.name} does not hold a table of masks")
-    return SimulatedDeals(masks, seed)
+    try:
+        shape = DealShape(*deck)
+    except (TypeError, RulesError):
+        raise StatsCacheError(f"{path.name} names no valid deck: {deck}") from None
+    return SimulatedDeals(masks, seed, shape)
 
 
 def load_or_simulate(
@@ -218,18 +298,20 @@ def load_or_simulate(
     rebuild: bool = False,
     workers: int = 1,
     progress: Progress | None = None,
+    shape: DealShape = CLASSIC_SHAPE,
 ) -> SimulatedDeals:
-    """The cached simulation in ``directory``, simulated and saved first when missing or stale."""
-    path = directory / cache_filename(n_deals, seed)
+    """The cached simulation of ``shape``'s deck in ``directory``, simulated and saved first
+    when missing or stale."""
+    path = directory / cache_filename(n_deals, seed, shape=shape)
     if not rebuild and path.exists():
         try:
             deals = load_deals(path)
         except StatsCacheError:
             pass
         else:
-            if deals.deals == n_deals and deals.seed == seed:
+            if deals.deals == n_deals and deals.seed == seed and deals.shape == shape:
                 return deals
-    deals = simulate_deals(n_deals, seed, workers=workers, progress=progress)
+    deals = simulate_deals(n_deals, seed, workers=workers, progress=progress, shape=shape)
     save_deals(path, deals)
     return deals
 

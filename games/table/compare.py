@@ -13,6 +13,10 @@ When every hand is in, the machine emits the whole comparison at once; each even
 3. ``reveal_special`` for each declared special hand, in position order (after the normal
    comparison, [S1]).
 
+With the variant decks (RULES.md §12) a revealed row names what its jokers stand for
+(``jokers``), and with spare cards a ``reveal_unused`` (at the back row's result) shows every
+normal hand's 3 set-aside cards; a declared special's are in its ``reveal_special``.
+
 Only seats that arranged normally take part in rows and guns. The comparison's length is the
 number of paced steps × ``reveal_interval_ms``.
 """
@@ -30,6 +34,7 @@ from games.rules.scoring import Arranged, Declared, RoundResult, Seat, score_rou
 from games.rules.specials import SPLIT_SPECIALS
 
 from .state import Json, SeatState, arranged_json
+from .suggest import jokers_json
 
 
 def scoring_seats(
@@ -41,13 +46,13 @@ def scoring_seats(
         assert s.hand is not None
         hand: Arranged | Declared
         if s.declared:
-            assert s.special is not None
-            hand = Declared(s.special, s.hand)
+            assert s.special is not None and s.played_cards is not None
+            hand = Declared(s.special, s.played_cards)
         else:
             assert s.arrangement is not None
             hand = s.arrangement
         balance = None if balances is None else balances[s.player]
-        out.append(Seat(s.player, hand, balance, s.escaped))
+        out.append(Seat(s.player, hand, balance, s.escaped, s.unused))
     return out
 
 
@@ -58,10 +63,13 @@ def score(
 
 
 def result_payload(seats: Sequence[SeatState], result: RoundResult) -> Json:
-    """``api.result_json`` with each player's position added."""
+    """``api.result_json`` with each player's position added (and, with spare cards, the
+    cards it set aside: ``unused``)."""
     data = result_json(result)
     for player, seat in zip(data["players"], seats, strict=True):
         player["position"] = seat.position
+        if seat.hand is not None and len(seat.hand) > 13:
+            player["unused"] = format_cards(seat.unused)
     return data
 
 
@@ -77,20 +85,31 @@ def compare_order(keys: Mapping[int, int]) -> list[int]:
 def revealed_hand(seat: SeatState, config: RuleConfig) -> Json:
     """A seat's hand as everyone sees it once revealed."""
     assert seat.hand is not None
+    extra: Json = {}
+    if config.spare_cards:
+        extra["unused"] = format_cards(seat.unused)
     if seat.declared:
-        assert seat.special is not None
+        assert seat.special is not None and seat.played_cards is not None
         split = None
+        jokers: dict[str, str] = {}
         if seat.special in SPLIT_SPECIALS:
-            shown = special_split(seat.hand, seat.special, config)
+            shown = special_split(seat.played_cards, seat.special, config)
             split = None if shown is None else arranged_json(shown)
+            jokers = {} if shown is None else jokers_json(shown, config)
+        if jokers:
+            extra["jokers"] = jokers
         return {
             "special": seat.special,
-            "cards": format_cards(sort_cards(seat.hand)),
+            "cards": format_cards(sort_cards(seat.played_cards)),
             "split": split,
             "water": config.special(seat.special).water,
+            **extra,
         }
     assert seat.arrangement is not None
-    return {"special": None, **arranged_json(seat.arrangement)}
+    jokers = jokers_json(seat.arrangement, config)
+    if jokers:
+        extra["jokers"] = jokers
+    return {"special": None, **arranged_json(seat.arrangement), **extra}
 
 
 def script(
@@ -117,11 +136,14 @@ def script(
     def hand(position: int, k: int) -> Json:
         arranged = by_position[position].arrangement
         assert arranged is not None
-        return {
+        shown: Json = {
             "position": position,
             "cards": format_cards(arranged.rows()[k]),
             "category": rows[position][k].category.id,
         }
+        if rows[position][k].jokers:
+            shown["jokers"] = {str(j): str(v) for j, v in rows[position][k].jokers}
+        return shown
 
     for k, row in enumerate(ROWS):
         if not normal:
@@ -140,6 +162,9 @@ def script(
         water, versus = _row_water(rows, k, row, config)
         payload = {"row": row, "offset_ms": (step - 1) * interval, "water": water, "versus": versus}
         out.append(("row_result", payload))
+    if config.spare_cards and normal:
+        hands = [{"position": s.position, "cards": format_cards(s.unused)} for s in normal]
+        out.append(("reveal_unused", {"offset_ms": (step - 1) * interval, "hands": hands}))
 
     position_of = [s.position for s in seats]
     at = step * interval  # the next event's offset (ms)

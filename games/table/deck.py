@@ -5,11 +5,14 @@ the machine stays deterministic. Before any card is shown the table publishes
 
     commitment = SHA-256( deck_text + ":" + salt ), hex,
 
-where ``deck_text`` is the 52 cards in deck order, canonical text (``"AS"``, ``"TD"``),
-joined by single spaces. The deck and salt are revealed at settlement, so anyone can recompute
-the hash and replay the deal (:func:`deal_hands`) to check the shuffle was fixed in advance.
+where ``deck_text`` is the configured deck's cards in deck order, canonical text (``"AS"``,
+``"TD"``; with the variant decks of RULES.md §12 copies and jokers by name: ``"7D2"``,
+``"RJ"``), joined by single spaces. The deck and salt are revealed at settlement, so anyone
+can recompute the hash and replay the deal (:func:`deal_hands`) to check the shuffle was fixed
+in advance.
 
-Dealing (RULES.md §8.2) gives ``deck[i]`` to ``order[i mod n]`` for the first 13·n cards,
+Dealing (RULES.md §8.2) gives ``deck[i]`` to ``order[i mod n]`` for the first h·n cards
+(h, the hand size: 13, or 16 with spare cards),
 where ``order`` is the round's seats counter-clockwise (increasing position, wrapping) from the
 starting seat. ``sequential`` and ``simultaneous`` deal the same cards; they differ only in
 pace: a round of cards every ``deal_interval_ms``, one player at a time or all at once.
@@ -20,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from games.rules.cards import DECK, Card
+from games.rules.cards import Card, Deck
 
 HAND_SIZE = 13
 
@@ -39,8 +42,9 @@ def verify_commitment(deck: Sequence[Card | str], salt: str, expected: str) -> b
     return commitment(deck, salt) == expected
 
 
-def is_full_deck(deck: Sequence[Card]) -> bool:
-    return len(deck) == len(DECK) and set(deck) == set(DECK)
+def is_full_deck(deck: Sequence[Card], of: Deck) -> bool:
+    """Whether ``deck`` holds each card of ``of`` exactly once."""
+    return len(deck) == of.size and set(deck) == set(of.cards)
 
 
 def deal_order(positions: Sequence[int], start_seat: int) -> tuple[int, ...]:
@@ -50,13 +54,17 @@ def deal_order(positions: Sequence[int], start_seat: int) -> tuple[int, ...]:
     return tuple(ordered[i:] + ordered[:i])
 
 
-def deal_hands(deck: Sequence[Card], order: Sequence[int]) -> dict[int, tuple[Card, ...]]:
-    """Each position's 13 cards, in the order they are dealt."""
+def deal_hands(
+    deck: Sequence[Card], order: Sequence[int], hand_size: int = HAND_SIZE
+) -> dict[int, tuple[Card, ...]]:
+    """Each position's cards (``hand_size`` of them), in the order they are dealt."""
     n = len(order)
-    return {p: tuple(deck[j] for j in range(i, HAND_SIZE * n, n)) for i, p in enumerate(order)}
+    return {p: tuple(deck[j] for j in range(i, hand_size * n, n)) for i, p in enumerate(order)}
 
 
-def deal_offsets(mode: str, n: int, index: int, interval_ms: int) -> list[int]:
+def deal_offsets(
+    mode: str, n: int, index: int, interval_ms: int, hand_size: int = HAND_SIZE
+) -> list[int]:
     """When (ms after the deal starts) each of the ``index``-th dealt seat's cards lands.
 
     A round of cards (one to each player) takes ``interval_ms`` in both modes: simultaneous
@@ -65,10 +73,10 @@ def deal_offsets(mode: str, n: int, index: int, interval_ms: int) -> list[int]:
     可配置"), so sequential follows it; a 4-player deal lasts 13 rounds either way (1.56 s at
     the default 120 ms) instead of 52 × 120 ms (6.2 s) of waiting (issue 14, tempo)."""
     if mode == "simultaneous":
-        return [k * interval_ms for k in range(HAND_SIZE)]
-    return [(k * n + index) * interval_ms // n for k in range(HAND_SIZE)]
+        return [k * interval_ms for k in range(hand_size)]
+    return [(k * n + index) * interval_ms // n for k in range(hand_size)]
 
 
-def deal_duration_ms(mode: str, n: int, interval_ms: int) -> int:
-    """The whole deal: 13 rounds of ``interval_ms`` (see :func:`deal_offsets`)."""
-    return HAND_SIZE * interval_ms
+def deal_duration_ms(mode: str, n: int, interval_ms: int, hand_size: int = HAND_SIZE) -> int:
+    """The whole deal: a round of ``interval_ms`` per card of a hand (:func:`deal_offsets`)."""
+    return hand_size * interval_ms

@@ -16,10 +16,12 @@ from collections.abc import Mapping
 
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
+from games.rules.config import RuleConfig
 
 from .compare import result_payload, score, script
 from .events import Step
-from .state import LOBBY_PHASES, PLAY_PHASES, Phase, arranged_json
+from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, arranged_json
+from .suggest import jokers_json
 
 
 def refresh_ready_deadline(step: Step) -> None:
@@ -151,10 +153,23 @@ def play_for(step: Step, position: int, reason: str) -> None:
         step.update_seat(position, arrangement=arranged, auto=reason)
         step.emit(
             "arrangement",
-            {"position": position, **arranged_json(arranged), "auto": reason},
+            arrangement_payload(step.seat(position), step.state.config, reason),
             audience=step.seat(position).player,
         )
     step.emit("submitted", {"position": position, "auto": reason})
+
+
+def arrangement_payload(seat: SeatState, config: RuleConfig, auto: str | None) -> Json:
+    """The private ``arrangement`` event: the rows, and with the variant decks the cards set
+    aside (``unused``) and what each joker stands for (``jokers``)."""
+    assert seat.arrangement is not None
+    payload: Json = {"position": seat.position, **arranged_json(seat.arrangement), "auto": auto}
+    if config.spare_cards:
+        payload["unused"] = [str(c) for c in seat.unused]
+    jokers = jokers_json(seat.arrangement, config)
+    if jokers:
+        payload["jokers"] = jokers
+    return payload
 
 
 def progress(step: Step, now: float) -> None:

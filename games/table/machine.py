@@ -37,12 +37,12 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import ParamSpec
 
+from games.rules.arrange import special_with_split
 from games.rules.cards import Card
 from games.rules.config import RuleConfig
 from games.rules.errors import FoulError
 from games.rules.hands import check_foul, evaluate
 from games.rules.scoring import Arranged
-from games.rules.specials import detect_special
 
 from . import flow
 from .deck import (
@@ -55,7 +55,15 @@ from .deck import (
 )
 from .errors import StaleTimeout, TableError
 from .events import Step, Transition
-from .state import LOBBY_PHASES, PLAY_PHASES, ROUND_PHASES, Json, Phase, SeatState, TableState
+from .state import (
+    LOBBY_PHASES,
+    PLAY_PHASES,
+    ROUND_PHASES,
+    Json,
+    Phase,
+    SeatState,
+    TableState,
+)
 from .suggest import suggestions
 
 P = ParamSpec("P")
@@ -117,6 +125,12 @@ def verify_sit(state: TableState, *, player: str, position: int) -> None:
         raise TableError("already_seated", f"player {player} already sits at this table")
     if state.seat(position) is not None:
         raise TableError("seat_taken", f"seat {position} is taken", position=position)
+    if len(state.seats) >= state.config.max_seats:
+        raise TableError(
+            "table_full",
+            f"this deck deals at most {state.config.max_seats} hands",
+            seats=state.config.max_seats,
+        )
 
 
 def sit(
@@ -213,6 +227,13 @@ def verify_set_config(state: TableState, *, config: RuleConfig) -> None:
     _phase(state, LOBBY_PHASES, "change the rules")
     if not isinstance(config, RuleConfig):
         raise TableError("bad_config", "config must be a RuleConfig")
+    if len(state.seats) > config.max_seats:
+        raise TableError(
+            "deck_too_small",
+            f"{len(state.seats)} players are seated; this deck deals at most "
+            f"{config.max_seats} hands",
+            seats=config.max_seats,
+        )
 
 
 def set_config(state: TableState, *, config: RuleConfig, now: float) -> Transition:
@@ -230,8 +251,13 @@ def set_config(state: TableState, *, config: RuleConfig, now: float) -> Transiti
 def verify_deal(state: TableState, *, deck: Sequence[Card], salt: str, start_seat: int) -> None:
     if not state.awaiting_deal:
         raise TableError("wrong_phase", "no round is waiting for a deck", phase=state.phase.value)
-    if not is_full_deck(deck):
-        raise TableError("bad_deck", "the deck must hold each of the 52 cards exactly once")
+    of = state.config.deck
+    if not is_full_deck(deck, of):
+        raise TableError(
+            "bad_deck", f"the deck must hold each card of the {of.describe()} exactly once"
+        )
+    if len(state.round_seats) * state.config.hand_size > of.size:
+        raise TableError("bad_deck", f"the {of.describe()} cannot deal every seat a hand")
     if not isinstance(salt, str) or not salt:
         raise TableError("bad_salt", "the salt must be a non-empty string")
     if start_seat not in [s.position for s in state.round_seats]:
@@ -245,15 +271,17 @@ def deal(
 ) -> Transition:
     """Deal ``deck`` (already shuffled by the service) from ``start_seat`` (RULES.md §8.2).
 
-    Publishes the commitment to deck and salt first; each seat privately gets its 13 cards
-    (in dealing order, with when each lands), its special if any, and the suggestions.
+    Publishes the commitment to deck and salt first; each seat privately gets its cards (13,
+    or 16 with spare cards; in dealing order, with when each lands), its special if any (with
+    spare cards, also the 3 it sets aside), and the suggestions.
     """
     verify_deal(state, deck=deck, salt=salt, start_seat=start_seat)
     config = state.config
+    size = config.hand_size
     deck = tuple(deck)
     order = deal_order([s.position for s in state.round_seats], start_seat)
-    hands = deal_hands(deck, order)
-    duration_ms = deal_duration_ms(config.deal_mode, len(order), config.deal_interval_ms)
+    hands = deal_hands(deck, order, size)
+    duration_ms = deal_duration_ms(config.deal_mode, len(order), config.deal_interval_ms, size)
     deadline = now + duration_ms / 1000
     digest = commitment(deck, salt)
     step = Step(state)
@@ -266,7 +294,14 @@ def deal(
         phase_started_at=now,
     )
     for position, hand in hands.items():
-        step.update_seat(position, hand=hand, special=detect_special(hand, config))
+        found = special_with_split(hand, config)
+        aside = found.unused if found is not None and config.spare_cards else None
+        step.update_seat(
+            position,
+            hand=hand,
+            special=None if found is None else found.special,
+            special_unused=aside,
+        )
     step.emit(
         "deal",
         {
@@ -283,19 +318,20 @@ def deal(
     )
     for index, position in enumerate(order):
         hand = hands[position]
-        step.emit(
-            "hand",
-            {
-                "position": position,
-                "cards": [str(c) for c in hand],
-                "offsets_ms": deal_offsets(
-                    config.deal_mode, len(order), index, config.deal_interval_ms
-                ),
-                "special": step.seat(position).special,
-                "suggestions": suggestions(hand, config),
-            },
-            audience=step.seat(position).player,
-        )
+        seat = step.seat(position)
+        payload: Json = {
+            "position": position,
+            "cards": [str(c) for c in hand],
+            "offsets_ms": deal_offsets(
+                config.deal_mode, len(order), index, config.deal_interval_ms, size
+            ),
+            "special": seat.special,
+            "suggestions": suggestions(hand, config),
+        }
+        if config.spare_cards:
+            aside = seat.special_unused
+            payload["special_unused"] = None if aside is None else [str(c) for c in aside]
+        step.emit("hand", payload, audience=seat.player)
     return step.done()
 
 
@@ -344,8 +380,12 @@ def verify_submit(
     front: Sequence[Card],
     middle: Sequence[Card],
     back: Sequence[Card],
+    unused: Sequence[Card] | None = None,
 ) -> None:
-    """Check an arrangement: the seat's own 13 cards, rows of 3/5/5, no foul (RULES.md §4)."""
+    """Check an arrangement: 13 of the seat's own cards, rows of 3/5/5, no foul (RULES.md §4).
+
+    With spare cards (§12.4) the cards left out are set aside; ``unused``, when given, must be
+    exactly those."""
     _phase(state, PLAY_PHASES, "submit an arrangement")
     seat = _player(state, position, "submit")
     if seat.done:
@@ -366,6 +406,16 @@ def verify_submit(
     foreign = [str(c) for c in cards if c not in seat.hand]
     if foreign:
         raise TableError("not_your_cards", f"not in your hand: {' '.join(foreign)}", cards=foreign)
+    if unused is not None:
+        left_out = {c for c in seat.hand if c not in cards}
+        if not state.config.spare_cards:
+            raise TableError("no_spare_cards", "this round has no spare cards to set aside")
+        if len(unused) != len(left_out) or set(unused) != left_out:
+            raise TableError(
+                "wrong_unused",
+                "the cards set aside must be exactly the ones not in the rows",
+                cards=[str(c) for c in unused],
+            )
     try:
         check_foul(*(evaluate(r, state.config.a2345) for r in (front, middle, back)))
     except FoulError as exc:
@@ -380,22 +430,17 @@ def submit(
     middle: Sequence[Card],
     back: Sequence[Card],
     now: float,
+    unused: Sequence[Card] | None = None,
 ) -> Transition:
     """Submit front/middle/back. Refused (nothing changes) with the reason when the cards
     are not exactly the seat's or the rows foul; the player may then try again."""
-    verify_submit(state, position=position, front=front, middle=middle, back=back)
+    verify_submit(state, position=position, front=front, middle=middle, back=back, unused=unused)
     arranged = Arranged(tuple(front), tuple(middle), tuple(back))
     step = Step(state)
     step.update_seat(position, arrangement=arranged, auto=None, hosted=False)
     step.emit(
         "arrangement",
-        {
-            "position": position,
-            "front": [str(c) for c in arranged.front],
-            "middle": [str(c) for c in arranged.middle],
-            "back": [str(c) for c in arranged.back],
-            "auto": None,
-        },
+        flow.arrangement_payload(step.seat(position), state.config, None),
         audience=step.seat(position).player,
     )
     step.emit("submitted", {"position": position, "auto": None})

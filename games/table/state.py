@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from games.rules.cards import _BY_TEXT, Card, format_cards, parse_cards
+from games.rules.cards import _BY_TEXT, Card, Deck, format_cards, parse_cards
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.scoring import Arranged
 
 Json = dict[str, Any]
+_ANY_DECK = Deck(2, 2)
 
 
 class Phase(StrEnum):
@@ -59,6 +60,8 @@ class SeatState:
     own from an earlier stay at the table).
     ``bot``: a house player (a bot), which never plays without a person at the table
     (:func:`games.table.flow.house_leaves_alone`) and presses Ready at a Ready deadline.
+    ``special_unused``: with spare cards (RULES.md §12.4), the 3 cards the special sets aside
+    when declared (the special is made by the other 13); None otherwise.
     """
 
     player: str
@@ -78,6 +81,7 @@ class SeatState:
     draft: Json | None = None
     since: int = 0
     bot: bool = False
+    special_unused: tuple[Card, ...] | None = None
 
     @property
     def declared(self) -> bool:
@@ -101,6 +105,27 @@ class SeatState:
         is not an escape (RULES.md §7.5 as decided in docs/protocol.md, "Leaving a round")."""
         return self.done and self.auto in (None, "timeout")
 
+    @property
+    def played_cards(self) -> tuple[Card, ...] | None:
+        """The 13 cards the hand is played with: all of them, or with spare cards those not
+        set aside (by the arrangement, or by the declared special). None while not done."""
+        if self.hand is None:
+            return None
+        if self.arrangement is not None:
+            return self.arrangement.cards
+        if self.declared:
+            aside = self.special_unused or ()
+            return tuple(c for c in self.hand if c not in aside)
+        return None
+
+    @property
+    def unused(self) -> tuple[Card, ...]:
+        """The cards set aside (RULES.md §12.4; none without spare cards or while not done)."""
+        played = self.played_cards
+        if self.hand is None or played is None:
+            return ()
+        return tuple(c for c in self.hand if c not in played)
+
     def to_dict(self) -> Json:
         return {
             "player": self.player,
@@ -120,12 +145,16 @@ class SeatState:
             "draft": self.draft,
             "since": self.since,
             "bot": self.bot,
+            "special_unused": (
+                None if self.special_unused is None else format_cards(self.special_unused)
+            ),
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SeatState:
         hand = data["hand"]
         arrangement = data["arrangement"]
+        aside = data.get("special_unused")
         return cls(
             player=str(data["player"]),
             position=int(data["position"]),
@@ -136,7 +165,7 @@ class SeatState:
             hosted=bool(data["hosted"]),
             escaped=bool(data["escaped"]),
             left=bool(data["left"]),
-            hand=None if hand is None else _stored_cards(hand, 13, "hand"),
+            hand=None if hand is None else _stored_cards(hand, _hand_size(hand), "hand"),
             special=data["special"],
             special_choice=data["special_choice"],
             arrangement=None if arrangement is None else parse_arranged(arrangement),
@@ -144,6 +173,7 @@ class SeatState:
             draft=data["draft"],
             since=int(data.get("since", 0)),
             bot=bool(data.get("bot", False)),
+            special_unused=None if aside is None else _stored_cards(aside, 3, "special_unused"),
         )
 
 
@@ -221,9 +251,10 @@ class TableState:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TableState:
         deck = data["deck"]
+        config = _stored_config(data["config"])
         return cls(
             capacity=int(data["capacity"]),
-            config=_stored_config(data["config"]),
+            config=config,
             version=int(data["version"]),
             phase=Phase(data["phase"]),
             round_no=int(data["round_no"]),
@@ -234,7 +265,7 @@ class TableState:
             start_seat=data["start_seat"],
             commitment=data["commitment"],
             salt=data["salt"],
-            deck=None if deck is None else _stored_cards(deck, 52, "deck"),
+            deck=None if deck is None else _stored_cards(deck, config.deck.size, "deck"),
             result=data["result"],
         )
 
@@ -270,11 +301,17 @@ def _config_dict(config: RuleConfig) -> Json:
     return data
 
 
+def _hand_size(texts: Any) -> int:
+    """A stored hand holds 13 cards, or 16 with spare cards (RULES.md §12.4)."""
+    return 16 if isinstance(texts, list) and len(texts) == 16 else 13
+
+
 def _stored_cards(texts: Any, count: int, what: str) -> tuple[Card, ...]:
     cards = tuple(_BY_TEXT.get(t) for t in texts) if isinstance(texts, list) else ()
     if len(cards) == count and None not in cards and len(set(cards)) == count:
         return cards  # type: ignore[return-value]
-    return parse_cards(texts, count=count, what=what)  # raises with the reason
+    # Raises with the reason (any card of any deck: the machine wrote them).
+    return parse_cards(texts, count=count, what=what, deck=_ANY_DECK)
 
 
 def _float(value: Any) -> float | None:

@@ -1,35 +1,98 @@
 """The engine's arrangement suggestions for one hand, as JSON (RULES.md §6).
 
 Deterministic for the same cards and configuration, so they are not stored: the deal sends
-them in the seat's private ``hand`` event and a snapshot recomputes them (cached).
+them in the seat's private ``hand`` event and a snapshot recomputes them (cached). With the
+variant decks (RULES.md §12) a suggestion also names the spare cards it sets aside
+(``unused``) and what each joker stands for in its row (``jokers``).
+
+With spare cards a player may also ask for the suggestions of the 13 cards it keeps after
+swapping with its spare tray (:func:`kept_suggestions`, the ``suggest`` message).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 from games.rules.arrange import Suggestion, arrange
 from games.rules.cards import Card, format_cards
 from games.rules.config import RuleConfig
+from games.rules.hands import evaluate
+from games.rules.scoring import Arranged
 
-from .state import Json
+from .errors import TableError
+from .state import PLAY_PHASES, Json, Phase, TableState
+
+
+def jokers_json(arranged: Arranged, config: RuleConfig) -> dict[str, str]:
+    """What each joker of ``arranged`` stands for in its row (RULES.md §12.2); {} without."""
+    if not config.jokers:
+        return {}
+    out: dict[str, str] = {}
+    for row in arranged.rows():
+        if any(c.is_joker for c in row):
+            for joker, value in evaluate(row, config.a2345).jokers:
+                out[str(joker)] = str(value)
+    return out
 
 
 def suggestions(cards: Sequence[Card], config: RuleConfig) -> list[Json]:
     """At most 10 foul-free suggestions, best first (the shape of the engine's ``arrange``)."""
-    return [
-        {
+    out: list[Json] = []
+    for s in _suggestions(tuple(cards), config):
+        item: Json = {
             "front": format_cards(s.front),
             "middle": format_cards(s.middle),
             "back": format_cards(s.back),
             "categories": [c.id for c in s.categories],
             "expected_water": s.expected_water,
         }
-        for s in _suggestions(tuple(cards), config)
-    ]
+        if config.spare_cards:
+            item["unused"] = format_cards(s.unused)
+        jokers = jokers_json(s.arranged(), config)
+        if jokers:
+            item["jokers"] = jokers
+        out.append(item)
+    return out
 
 
 @lru_cache(maxsize=256)
 def _suggestions(cards: tuple[Card, ...], config: RuleConfig) -> tuple[Suggestion, ...]:
     return arrange(cards, config).suggestions
+
+
+def verify_kept(state: TableState, *, position: int, cards: Sequence[Card]) -> None:
+    """A ``suggest`` request: 13 distinct cards of the seat's own, while it still arranges."""
+    if not state.config.spare_cards:
+        raise TableError("no_spare_cards", "this round has no spare cards to swap")
+    if state.phase not in PLAY_PHASES | {Phase.DEALING}:
+        raise TableError(
+            "wrong_phase", f"cannot ask for suggestions while the table is {state.phase}"
+        )
+    seat = state.seat(position)
+    if seat is None or not seat.in_round or seat.hand is None:
+        raise TableError("not_in_round", f"seat {position} is not playing this round")
+    if seat.done or seat.escaped:
+        raise TableError("already_submitted", f"seat {position} has nothing left to arrange")
+    if len(cards) != 13:
+        raise TableError("wrong_count", f"keep 13 cards, got {len(cards)}")
+    if len(set(cards)) != len(cards):
+        raise TableError("duplicate_card", "a card appears twice")
+    foreign = [str(c) for c in cards if c not in seat.hand]
+    if foreign:
+        raise TableError("not_your_cards", f"not in your hand: {' '.join(foreign)}", cards=foreign)
+
+
+def kept_suggestions(state: TableState, *, position: int, cards: Sequence[Card]) -> list[Json]:
+    """The suggestions for the 13 cards a seat keeps of its 16 (RULES.md §12.4), each with the
+    3 others as ``unused``. Raises :class:`TableError` for a request that cannot be answered."""
+    verify_kept(state, position=position, cards=cards)
+    seat = state.seat(position)
+    assert seat is not None and seat.hand is not None
+    kept = tuple(sorted(cards, key=lambda c: c.index))
+    aside = format_cards(c for c in seat.hand if c not in kept)
+    out = suggestions(kept, replace(state.config, spare_cards=0))
+    for item in out:
+        item["unused"] = aside
+    return out

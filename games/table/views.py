@@ -18,7 +18,8 @@ from games.rules.cards import format_cards
 
 from .compare import revealed_hand
 from .events import Event
-from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, TableState, arranged_json
+from .flow import arrangement_payload
+from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, TableState
 from .suggest import suggestions
 
 
@@ -60,12 +61,21 @@ def _private_seat(state: TableState, seat: SeatState, now: float) -> Json:
     deadline = seat_deadline(state, seat)
     hand = seat.hand
     playing = hand is not None and state.phase in (PLAY_PHASES | {Phase.DEALING})
+    arrangement = None
+    if seat.arrangement is not None:
+        arrangement = arrangement_payload(seat, state.config, seat.auto)
+        del arrangement["position"], arrangement["auto"]
+    extra: Json = {}
+    if state.config.spare_cards:
+        aside = seat.special_unused
+        extra["special_unused"] = None if aside is None else format_cards(aside)
     return {
+        **extra,
         "position": seat.position,
         "hand": None if hand is None else format_cards(hand),
         "special": seat.special,
         "special_choice": seat.special_choice,
-        "arrangement": None if seat.arrangement is None else arranged_json(seat.arrangement),
+        "arrangement": arrangement,
         "auto": seat.auto,
         "draft": seat.draft,
         "suggestions": suggestions(hand, state.config) if playing and hand is not None else None,

@@ -304,10 +304,15 @@ RATE_LIMITS = {
     "table.message": "20/second;600/minute",
     # Drafts saved per user: over it, `rate_limited` (the draft is not saved).
     "table.draft": "2/second;60/minute",
+    # Suggestions asked for the 13 cards kept with spare cards (`suggest`, each an engine
+    # search): over it, `rate_limited`.
+    "table.suggest": "2/second;20/minute",
     # Table socket connections per user and table: over it, an error frame and close 4429.
     "table.connect": "10/minute",
     # After a 4429 close, the user's table sockets are refused for this long.
     "table.cooldown": "1/30seconds",
+    # Configurations an admin creates from a rule preset (each POST counts).
+    "admin.rule_preset": "10/minute;100/hour",
 }
 RATE_LIMITS.update(json.loads(env_str("RATE_LIMITS") or "{}"))
 # Keys of the counters in Redis start with this (tests give each test its own).
