@@ -165,3 +165,8 @@ def test_warm_special_stats_builds_the_cache_and_prints_the_table(
     assert "Six pairs" in out
     assert "entry minimum 32,400 coins" in out
     assert (tmp_path / stats.cache_filename(25, 13)).exists()
+    # And each variant deck a stored configuration plays (the migrations' preset ones).
+    for extra_suits, jokers, spare in ((1, 0, 0), (0, 2, 0), (1, 0, 3)):
+        shape = stats.DealShape(extra_suits, jokers, spare)
+        assert (tmp_path / stats.cache_filename(25, 13, shape=shape)).exists(), shape
+        assert f"{shape}: 25 deals" in out

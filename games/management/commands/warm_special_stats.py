@@ -7,6 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from games.models import RuleConfiguration
+from games.rules.errors import RulesError
+from games.rules.stats import CLASSIC_SHAPE, DealShape
 from games.selectors import rule_configuration_special_stats
 from games.special_stats import special_deals_build
 
@@ -15,12 +17,19 @@ class Command(BaseCommand):
     help = (
         "Simulate SPECIAL_STATS_DEALS four-player deals (seed SPECIAL_STATS_SEED) and cache "
         "which special hands every hand makes in STATS_CACHE_DIR, so that the rule "
-        "configuration admin never waits for it. Does nothing when the cache is there."
+        "configuration admin never waits for it; then the same for the deck of every stored "
+        "configuration with a variant deck (RULES.md §12), a full table of its seats. Does "
+        "nothing for a deck whose cache is there."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--rebuild", action="store_true", help="Simulate again even if the cache exists."
+        )
+        parser.add_argument(
+            "--classic-only",
+            action="store_true",
+            help="Only the classic 52-card deck, not the variant decks of stored configurations.",
         )
         parser.add_argument(
             "--workers",
@@ -47,6 +56,8 @@ class Command(BaseCommand):
             f"{deals.deals:,} deals ({deals.hands:,} hands, seed {deals.seed}) ready "
             f"in {time.monotonic() - started:.1f} s."
         )
+        if not options["classic_only"]:
+            self._variant_decks(options, progress)
         default = RuleConfiguration.objects.filter(is_default=True).first()
         if default is None:
             return
@@ -69,3 +80,24 @@ class Command(BaseCommand):
             f"deal: {stats.expected_water_per_deal:.4f}; entry minimum "
             f"{default.entry_minimum():,} coins"
         )
+
+    def _variant_decks(self, options: dict[str, Any], progress: Any) -> None:
+        """Build the simulation of each variant deck some stored configuration plays."""
+        shapes: set[DealShape] = set()
+        for configuration in RuleConfiguration.objects.all():
+            try:
+                shapes.add(DealShape.of(configuration.engine_config()))
+            except RulesError:  # an invalid stored configuration has no table to show
+                continue
+        for shape in sorted(shapes - {CLASSIC_SHAPE}, key=repr):
+            started = time.monotonic()
+            deals = special_deals_build(
+                rebuild=options["rebuild"],
+                workers=max(1, options["workers"]),
+                progress=progress,
+                shape=shape,
+            )
+            self.stdout.write(
+                f"{shape}: {deals.deals:,} deals ({deals.hands:,} hands) ready "
+                f"in {time.monotonic() - started:.1f} s."
+            )
