@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView, exception_handler
 
+from games.variants import VARIANTS
 from lobby.errors import LobbyError, RateLimitedError
 from lobby.models import MAX_BASE_SCORE, NAME_MAX_LENGTH, Seat
 from lobby.selectors import room_list, room_view, room_view_of, seat_view
@@ -47,6 +48,23 @@ class RoomRulesSerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
+class RoomVariantLabelsSerializer(serializers.Serializer):
+    zh = serializers.CharField()
+    en = serializers.CharField()
+
+
+class RoomVariantSerializer(serializers.Serializer):
+    tags = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(VARIANTS)),
+        help_text="The variant tags of the room's rules' deck (games.variants): classic, "
+        'duoyise, duoerse, laizi, duosanzhang; e.g. ["duoyise", "laizi"].',
+    )
+    label = serializers.CharField(
+        help_text="The badge in the request's language: 多一色·癞子, Extra suit · Jokers, 经典."
+    )
+    labels = RoomVariantLabelsSerializer(help_text="The badge in Chinese and English.")
+
+
 class RoomNicknameSerializer(serializers.Serializer):
     zh = serializers.CharField()
     en = serializers.CharField()
@@ -71,8 +89,9 @@ class RoomSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     rules = RoomRulesSerializer()
+    variant = RoomVariantSerializer(help_text="The variant deck its rules play (RULES.md §12).")
     base_score = serializers.IntegerField()
-    seats = serializers.IntegerField(help_text="2, 3 or 4.")
+    seats = serializers.IntegerField(help_text="2 to 6 (at most what the rules' deck seats).")
     seats_taken = serializers.IntegerField()
     entry_minimum = serializers.IntegerField(help_text="Coins needed to sit down (RULES.md §7.4).")
     private = serializers.BooleanField()
@@ -197,6 +216,13 @@ class RoomListApi(LobbyApi, ListAPIView):
             OpenApiParameter(
                 "free", OpenApiTypes.BOOL, description="true: with a free seat; false: full."
             ),
+            OpenApiParameter(
+                "variant",
+                OpenApiTypes.STR,
+                enum=list(VARIANTS),
+                description="Only rooms whose rules' deck is of this variant; another value "
+                "is refused (400, unknown_variant).",
+            ),
         ],
         responses={200: RoomSerializer(many=True), **_errors(400, 403)},
     )
@@ -210,6 +236,7 @@ class RoomListApi(LobbyApi, ListAPIView):
             base_score=filters.validated_data.get("base_score"),
             seats=filters.validated_data.get("seats"),
             has_free_seat=filters.validated_data.get("free"),
+            variant=filters.validated_data.get("variant") or None,  # checked: unknown_variant
         )
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -221,8 +248,9 @@ class RoomListApi(LobbyApi, ListAPIView):
     @extend_schema(
         summary="Create a room and sit in it",
         description=f"The name is 1 to {NAME_MAX_LENGTH} characters; base score 1 to "
-        f"{MAX_BASE_SCORE:,}; 2, 3 or 4 seats; 0 to seats - 1 bots. A private room gets a "
-        "code, returned here.",
+        f"{MAX_BASE_SCORE:,}; 2 to 6 seats, at most what the rules' deck seats (4 with the "
+        "classic deck, 5 with one extra suit, 6 with two; else 400 too_many_seats); 0 to "
+        "seats - 1 bots. A private room gets a code, returned here.",
         request=RoomCreateInput,
         responses={201: RoomSerializer, **_errors(400, 403, 409)},
     )
@@ -284,8 +312,10 @@ class QuickJoinApi(LobbyApi):
 
     @extend_schema(
         summary="Sit at the first public table of this kind with a free seat (or open one)",
-        description="Uses the default rules. With `with_bots`, always opens a new room whose "
-        "other seats bots take.",
+        description="Uses the default rules, or with `variant` any rules of that variant (a "
+        "room it opens: the default rules if they are of it, else the first configuration by "
+        "name that is; none: 409 no_variant_rules). With `with_bots`, always opens a new room "
+        "whose other seats bots take.",
         request=QuickJoinInput,
         responses={200: SeatSerializer, **_errors(400, 403, 409)},
     )

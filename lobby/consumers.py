@@ -4,7 +4,7 @@ Protocol (JSON text frames, one object each, at most MAX_MESSAGE_BYTES):
 - on connecting, a logged-in player gets {"type": "snapshot", "rooms": [...], "seat": ...,
   "page": n, "pages": n, "total": n, "page_size": n, "filters": {...}}: one page of the open
   rooms (at most LOBBY_PAGE_SIZE, newest first), the page and filters of the socket URL's query
-  string (?page=2&base_score=100&seats=4&free=on, as the lobby page's); then
+  string (?page=2&base_score=100&seats=4&free=on&variant=duoyise, as the lobby page's); then
   {"type": "room.created" | "room.updated" | "room.closed", "room": {...}} whenever any room
   changes (every event carries the room's full public row, `version` included; a private
   room's code is never in a row). What a client does with them on its page: docs/protocol.md.
@@ -12,7 +12,8 @@ Protocol (JSON text frames, one object each, at most MAX_MESSAGE_BYTES):
   snapshot's `in_round` says whether the player is playing a round at their table, and
   {"type": "seat.round", "in_round": bool} follows whenever that round starts or ends;
 - the client may send {"type": ..., "id": <echoed>, ...} with type one of
-  ping, snapshot (with `page` and the filters `base_score`, `seats`, `free`), room.create,
+  ping, snapshot (with `page` and the filters `base_score`, `seats`, `free`, `variant`: a
+  games.variants slug, else `unknown_variant`), room.create,
   room.join, room.join_by_code, room.quick_join, room.leave, room.close (fields as in the HTTP
   API, `room` being the room id); an action is answered
   {"type": "ok", "id": ..., "action": ..., "room": ..., "seat": ...};
@@ -41,12 +42,14 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 from rest_framework import serializers
 
 from accounts.models import User
+from games.variants import VARIANTS
 from lobby.errors import (
     LobbyError,
     MalformedMessage,
     MessageTooLarge,
     RateLimitedError,
     UnknownMessageType,
+    UnknownVariant,
 )
 from lobby.selectors import room_page, room_rows, room_view, seat_in_round, seat_view
 from lobby.serializers import (
@@ -179,7 +182,20 @@ def _close(user: User, message: dict[str, Any]) -> dict[str, Any]:
 
 
 def _page_wanted(data: Any, *, strict: bool) -> dict[str, Any]:
-    """The page and filters asked for; unless `strict`, a bad value is ignored (query string)."""
+    """The page and filters asked for; unless `strict`, a bad value is ignored (query string).
+    An unknown variant is refused `unknown_variant` (strict), else ignored."""
+    wanted = _page_fields(data, strict=strict)
+    variant = wanted["variant"] or None
+    if variant is not None and variant not in VARIANTS:
+        if strict:
+            raise UnknownVariant()
+        variant = None
+    wanted["variant"] = variant
+    return wanted
+
+
+def _page_fields(data: Any, *, strict: bool) -> dict[str, Any]:
+    """`_page_wanted`'s fields, their types checked."""
     payload = RoomPageInput(data=data)
     if payload.is_valid():
         return dict(payload.validated_data)
@@ -191,13 +207,13 @@ def _page_wanted(data: Any, *, strict: bool) -> dict[str, Any]:
             )
         )
     valid = {k: v for k, v in data.items() if k not in payload.errors}
-    return _page_wanted(valid, strict=True)
+    return _page_fields(valid, strict=True)
 
 
 def _query_wanted(scope: dict[str, Any]) -> dict[str, Any]:
     """The page and filters of the socket URL's query string (empty values dropped)."""
     query = QueryDict(scope.get("query_string", b"").decode("latin-1"))
-    fields = ("page", "base_score", "seats", "free")
+    fields = ("page", "base_score", "seats", "free", "variant")
     return _page_wanted({k: query[k] for k in fields if query.get(k)}, strict=False)
 
 
@@ -209,6 +225,7 @@ def _snapshot(user: User, wanted: dict[str, Any]) -> dict[str, Any]:
         seats=wanted["seats"],
         has_free_seat=True if wanted["free"] else None,
         listed_for=user,
+        variant=wanted["variant"],
     )
     seat = seat_view(user=user)
     return {
@@ -220,7 +237,7 @@ def _snapshot(user: User, wanted: dict[str, Any]) -> dict[str, Any]:
         "pages": page.pages,
         "total": page.total,
         "page_size": page.size,
-        "filters": {k: wanted[k] for k in ("base_score", "seats", "free")},
+        "filters": {k: wanted[k] for k in ("base_score", "seats", "free", "variant")},
     }
 
 
@@ -270,7 +287,8 @@ class LobbyConsumer(Consumer):
         await self.channel_layer.group_add(lobby_user_group(user.pk), self.channel_name)
         self.in_group = True
         await self.accept()
-        await self.send_json(await _snapshot(self.user, _query_wanted(self.scope)))
+        with translation.override(self.language):  # the rows' labels, as every answer's
+            await self.send_json(await _snapshot(self.user, _query_wanted(self.scope)))
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "in_group", False):

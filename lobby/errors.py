@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from games.variants import VARIANTS
 from shisanshui.api import retry_message
 
 
@@ -53,7 +54,23 @@ class InvalidRoomName(LobbyError):
 
 class InvalidSeatCount(LobbyError):
     code = "invalid_seat_count"
-    template = _("A room has 2, 3 or 4 seats, not %(seats)s.")
+    template = _("A room has 2 to 6 seats, not %(seats)s.")
+
+
+class TooManySeats(LobbyError):
+    """More seats than the room's rules deal hands for (their deck's `max_seats`, RULES.md
+    §12.5: 4 with the classic deck, 5 with one extra suit, 6 with two, 4 with spare cards)."""
+
+    code = "too_many_seats"
+    template = _("The rules “%(rules)s” seat at most %(max)s players, not %(seats)s.")
+
+
+class UnknownVariant(LobbyError):
+    code = "unknown_variant"
+    template = _("There is no such variant; choose one of %(choices)s.")
+
+    def __init__(self) -> None:
+        super().__init__(choices=", ".join(VARIANTS))
 
 
 class InvalidBaseScore(LobbyError):
@@ -75,6 +92,12 @@ class NoDefaultRules(LobbyError):
     code = "no_default_rules"
     status = 409
     template = _("No default rule configuration is set; ask an administrator.")
+
+
+class NoVariantRules(LobbyError):
+    code = "no_variant_rules"
+    status = 409
+    template = _("No rule configuration offers the variant %(variant)s; ask an administrator.")
 
 
 # The WebSocket's own bad input (400).

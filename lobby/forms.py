@@ -1,13 +1,48 @@
 """Forms of the lobby page: they parse the input's types; the services check the values."""
 
+from typing import Any
+
 from django import forms
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _now
 from django.utils.translation import gettext_lazy as _
 
 from games.models import RuleConfiguration
+from games.variants import VARIANTS, variant_name
+from lobby.errors import UnknownVariant
 from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, NAME_MAX_LENGTH, SEAT_COUNTS
+from lobby.selectors import rules_max_seats, variant_row
 
 SEAT_CHOICES = [(n, str(n)) for n in SEAT_COUNTS]
 DEFAULT_BASE_SCORE = 100
+
+
+def _chinese() -> bool:
+    return (get_language() or "").lower().startswith("zh")
+
+
+def variant_choices() -> list[tuple[str, str]]:
+    """Every variant, by its name in the active language (多一色 / Extra suit)."""
+    return [(slug, variant_name(slug, _chinese())) for slug in VARIANTS]
+
+
+def _filter_variant_choices() -> list[tuple[str, str]]:
+    return [("", _now("any")), *variant_choices()]
+
+
+def _quick_join_variant_choices() -> list[tuple[str, str]]:
+    return [("", _now("the default rules")), *variant_choices()]
+
+
+class VariantField(forms.ChoiceField):
+    """An optional variant slug; an unknown one is refused with the lobby's own message."""
+
+    def __init__(self, *, choices: Any, **kwargs: Any) -> None:
+        super().__init__(choices=choices, required=False, **kwargs)
+
+    def validate(self, value: Any) -> None:
+        if value and value not in VARIANTS:
+            raise forms.ValidationError(UnknownVariant().message, code="unknown_variant")
 
 
 class RoomFilterForm(forms.Form):
@@ -24,6 +59,7 @@ class RoomFilterForm(forms.Form):
         empty_value=None,
     )
     free = forms.BooleanField(label=_("With a free seat"), required=False)
+    variant = VariantField(label=_("Variant"), choices=_filter_variant_choices)
 
 
 BOT_CHOICES = [
@@ -31,7 +67,36 @@ BOT_CHOICES = [
     (1, _("1 bot")),
     (2, _("2 bots")),
     (3, _("3 bots")),
+    (4, _("4 bots")),
+    (5, _("5 bots")),
 ]
+
+
+class RulesSelect(forms.Select):
+    """The rule configurations, each option with what the page's script needs to follow it:
+    `data-max-seats` (its deck's seats) and `data-variant` (its tags)."""
+
+    def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(*args, **kwargs)
+        rules = getattr(option["value"], "instance", None)
+        if isinstance(rules, RuleConfiguration):
+            option["attrs"]["data-max-seats"] = rules_max_seats(rules=rules) or ""
+            option["attrs"]["data-variant"] = " ".join(variant_row(rules=rules)["tags"])
+        return option
+
+
+class RulesChoiceField(forms.ModelChoiceField):
+    """A configuration shown with its variant badge and its seats: "多一色 Extra suit ·
+    多一色 · up to 5 seats"."""
+
+    widget = RulesSelect
+
+    def label_from_instance(self, obj: Any) -> str:
+        return _now("%(name)s · %(badge)s · up to %(max)s seats") % {
+            "name": obj.name,
+            "badge": variant_row(rules=obj)["label"],
+            "max": rules_max_seats(rules=obj) or "?",
+        }
 
 
 class RoomCreateForm(forms.Form):
@@ -41,7 +106,7 @@ class RoomCreateForm(forms.Form):
         required=False,
         help_text=_("Optional: your name's table by default."),
     )
-    rules = forms.ModelChoiceField(
+    rules = RulesChoiceField(
         label=_("Rules"),
         queryset=RuleConfiguration.objects.order_by("-is_default", "name"),
         required=False,
@@ -90,6 +155,7 @@ class QuickJoinForm(forms.Form):
     )
     seats = forms.TypedChoiceField(label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4)
     with_bots = forms.BooleanField(label=_("Play against bots"), required=False)
+    variant = VariantField(label=_("Variant"), choices=_quick_join_variant_choices)
 
 
 class RoomRefForm(forms.Form):

@@ -13,7 +13,10 @@ from django.utils.translation import gettext_lazy as _
 
 from games.models import RuleConfiguration
 
-SEAT_COUNTS = (2, 3, 4)
+# Seats a room may have; a room's rule configuration may allow fewer (its deck's `max_seats`,
+# RULES.md §12.5: 4 with the classic deck, 5 with one extra suit, 6 with two), which the
+# services check when the room is opened.
+SEAT_COUNTS = (2, 3, 4, 5, 6)
 # A base score above this would make the entry minimum (§7.4) absurd: at the default rules,
 # 1,000,000 already needs 324,000,000 coins to sit down.
 MAX_BASE_SCORE = 1_000_000
@@ -29,7 +32,8 @@ class RoomStatus(models.TextChoices):
 
 
 class Room(models.Model):
-    """A table players sit at: its rules, base score and number of seats.
+    """A table players sit at: its rules, base score and number of seats (at most what the
+    rules' deck seats, checked by the services: the database only knows SEAT_COUNTS).
 
     `entry_minimum` is computed from the rule configuration at the room's own base score when
     the room is created (RULES.md §7.4) and does not change afterwards. `version` grows by one
@@ -77,7 +81,7 @@ class Room(models.Model):
         indexes = [models.Index(fields=["status", "base_score", "seats"])]
         constraints = [
             models.CheckConstraint(
-                condition=Q(seats__in=SEAT_COUNTS), name="lobby_room_seats_2_to_4"
+                condition=Q(seats__in=SEAT_COUNTS), name="lobby_room_seats_2_to_6"
             ),
             models.CheckConstraint(
                 condition=Q(base_score__gte=1, base_score__lte=MAX_BASE_SCORE),

@@ -1,9 +1,11 @@
 """Reads of the lobby: the room list, one room, a player's seat, and a room's public row.
 
 The public row (`room_row`) is what every lobby client sees of a room: the list, the API and
-the live events all use it. It never contains a private room's code.
+the live events all use it. It never contains a private room's code. A room's variant (its
+deck's tags and badge, `games.variants`) is read from its rule configuration as it is now.
 """
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -14,10 +16,15 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import get_language
 
 from accounts.models import User
-from games.models import Table
+from games.models import RuleConfiguration, Table
+from games.rules.config import RuleConfig
+from games.rules.errors import ConfigError
 from games.table.state import ROUND_PHASES, TableState
+from games.variants import VARIANTS, variant_badge, variant_filter, variant_tags
+from lobby.errors import UnknownVariant
 from lobby.models import Room, RoomStatus, Seat
 
 
@@ -38,10 +45,22 @@ class RulesRow(TypedDict):
     name: str
 
 
+class VariantLabels(TypedDict):
+    zh: str
+    en: str
+
+
+class VariantRow(TypedDict):
+    tags: list[str]  # games.variants slugs: ["duoyise", "laizi"], ["classic"]
+    label: str  # the badge in the active language: "多一色·癞子", "Extra suit · Jokers"
+    labels: VariantLabels  # both (a live row's reader picks)
+
+
 class RoomRow(TypedDict):
     id: int
     name: str
     rules: RulesRow
+    variant: VariantRow
     base_score: int
     seats: int
     seats_taken: int
@@ -77,13 +96,17 @@ def room_list(
     seats: int | None = None,
     has_free_seat: bool | None = None,
     listed_for: Any = None,
+    variant: str | None = None,
 ) -> QuerySet[Room]:
     """Open rooms, oldest first, optionally filtered; each row-ready (see `room_row`).
 
     `listed_for` (a user): only the rooms the lobby lists to that player, those where a person
     sits (a room nobody or only bots sit in has nobody to play with) and the player's own
-    (which they may close)."""
+    (which they may close). `variant` (a slug of games.variants.VARIANTS, else
+    `UnknownVariant`): only rooms whose rules' deck carries that tag."""
     rooms = _rooms().filter(status=RoomStatus.OPEN)
+    if variant is not None:
+        rooms = rooms.filter(variant_filter(checked_variant(variant)))
     if listed_for is not None:
         rooms = rooms.filter(Q(people__gt=0) | Q(owner=listed_for))
     if base_score is not None:
@@ -116,13 +139,18 @@ def room_page(
     has_free_seat: bool | None = None,
     size: int | None = None,
     listed_for: Any = None,
+    variant: str | None = None,
 ) -> RoomPage:
     """A page of open rooms, newest first (a new room, the likeliest to have free seats, is on
     top; the order never changes while a room is open), filtered like `room_list`; at most
     `size` (LOBBY_PAGE_SIZE) rooms. A page past the last is the last. Three queries."""
     size = size or settings.LOBBY_PAGE_SIZE
     rooms = room_list(
-        base_score=base_score, seats=seats, has_free_seat=has_free_seat, listed_for=listed_for
+        base_score=base_score,
+        seats=seats,
+        has_free_seat=has_free_seat,
+        listed_for=listed_for,
+        variant=variant,
     )
     paginator = Paginator(rooms.order_by("-id"), size)
     current = paginator.get_page(page)
@@ -135,15 +163,19 @@ def room_page(
     )
 
 
-def bot_rooms_joinable(*, rules: Any, base_score: int, balance: int) -> QuerySet[Room]:
-    """Public open rooms of these rules and base score where bots play beside at least one
-    person, with a free seat and an entry minimum within `balance`: where Play now seats a
-    player before it opens a room. Oldest first (ascending ids: the lobby's lock order)."""
+def bot_rooms_joinable(
+    *, base_score: int, balance: int, rules: Any = None, variant: str | None = None
+) -> QuerySet[Room]:
+    """Public open rooms of these rules (or, given `variant`, of any rules of that variant) and
+    base score where bots play beside at least one person, with a free seat and an entry
+    minimum within `balance`: where Play now seats a player before it opens a room. Oldest
+    first (ascending ids: the lobby's lock order)."""
+    kind = Q(rules=rules) if variant is None else variant_filter(checked_variant(variant))
     return (
         Room.objects.filter(
+            kind,
             status=RoomStatus.OPEN,
             is_private=False,
-            rules=rules,
             base_score=base_score,
             entry_minimum__lte=balance,
         )
@@ -187,6 +219,7 @@ def room_row(*, room: Room) -> RoomRow:
         "id": room.pk,
         "name": room.name,
         "rules": {"id": room.rules.pk, "name": room.rules.name},
+        "variant": variant_row(rules=room.rules),
         "base_score": room.base_score,
         "seats": room.seats,
         "seats_taken": len(seats),
@@ -198,6 +231,76 @@ def room_row(*, room: Room) -> RoomRow:
         "people": sum(1 for s in seats if not s.user.is_bot),
         "version": room.version,
     }
+
+
+# Variants: the deck of a configuration, its tags and badge, which configuration offers one.
+
+
+def checked_variant(value: object) -> str:
+    """A variant slug of games.variants.VARIANTS, else `UnknownVariant` (input from anywhere)."""
+    if not isinstance(value, str) or value not in VARIANTS:
+        raise UnknownVariant()
+    return value
+
+
+@functools.cache
+def _deck(extra_suits: int, jokers: int, spare_cards: int) -> RuleConfig | None:
+    try:
+        return RuleConfig(extra_suits=extra_suits, jokers=jokers, spare_cards=spare_cards)
+    except ConfigError:
+        return None
+
+
+def rules_deck(*, rules: RuleConfiguration) -> RuleConfig | None:
+    """The deck of a configuration as an engine value, its other rules at the defaults: all
+    that its variant tags and its `max_seats` depend on, read without a query (the full
+    `engine_config()` reads the special hands). None when the stored deck is invalid."""
+    return _deck(rules.extra_suits, rules.jokers, rules.spare_cards)
+
+
+def rules_max_seats(*, rules: RuleConfiguration) -> int | None:
+    """Players the configuration's deck seats (RULES.md §12.5); None when it is invalid."""
+    deck = rules_deck(rules=rules)
+    return None if deck is None else deck.max_seats
+
+
+def variant_row(*, rules: RuleConfiguration) -> VariantRow:
+    """The variant of a room's rules: its tags and its badge, in the active language and in
+    both (no tags, empty labels, for an invalid deck: no room can be opened with it)."""
+    deck = rules_deck(rules=rules)
+    if deck is None:
+        return {"tags": [], "label": "", "labels": {"zh": "", "en": ""}}
+    labels: VariantLabels = {
+        "zh": variant_badge(deck, chinese=True),
+        "en": variant_badge(deck, chinese=False),
+    }
+    chinese = (get_language() or "").lower().startswith("zh")
+    return {
+        "tags": list(variant_tags(deck)),
+        "label": labels["zh"] if chinese else labels["en"],
+        "labels": labels,
+    }
+
+
+def variant_rules(*, variant: str) -> RuleConfiguration | None:
+    """The configuration a room of this variant is opened with: the default configuration if
+    its deck carries the tag, else the first by name that does; None if none does."""
+    return (
+        RuleConfiguration.objects.filter(variant_filter(checked_variant(variant), prefix=""))
+        .order_by("-is_default", "name")
+        .first()
+    )
+
+
+def variants_offered() -> list[str]:
+    """The variant slugs some configuration offers, in VARIANTS' order (one query)."""
+    offered: set[str] = set()
+    decks = RuleConfiguration.objects.values_list("extra_suits", "jokers", "spare_cards")
+    for extra_suits, jokers, spare_cards in decks.distinct():
+        deck = _deck(extra_suits, jokers, spare_cards)
+        if deck is not None:
+            offered.update(variant_tags(deck))
+    return [slug for slug in VARIANTS if slug in offered]
 
 
 def _player_row(seat: Seat) -> PlayerRow:

@@ -7,7 +7,26 @@ range, names), so that each bad value gets its own error whichever way it arrive
 from rest_framework import serializers
 
 from games.models import RuleConfiguration
+from games.variants import VARIANTS
 from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, SEAT_COUNTS
+
+SEATS_HELP = (
+    "2 to 6, at most what the rules' deck seats (4 classic, 5 with an extra suit, 6 with two)."
+)
+VARIANT_HELP = f"A variant slug ({', '.join(VARIANTS)}); unknown: unknown_variant."
+
+
+def variant_field(help_text: str) -> serializers.CharField:
+    """An optional variant slug; its value is checked by the lobby (`unknown_variant`)."""
+    return serializers.CharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        default=None,
+        max_length=32,
+        trim_whitespace=False,
+        help_text=f"{help_text} {VARIANT_HELP}",
+    )
 
 
 class RoomCreateInput(serializers.Serializer):
@@ -18,7 +37,7 @@ class RoomCreateInput(serializers.Serializer):
         help_text="Optional: without it, the room is named after its owner.",
     )
     base_score = serializers.IntegerField()
-    seats = serializers.IntegerField()
+    seats = serializers.IntegerField(help_text=SEATS_HELP)
     private = serializers.BooleanField(default=False)
     rules = serializers.PrimaryKeyRelatedField(
         queryset=RuleConfiguration.objects.all(),
@@ -45,10 +64,14 @@ class JoinByCodeInput(serializers.Serializer):
 
 class QuickJoinInput(serializers.Serializer):
     base_score = serializers.IntegerField(help_text=f"1 to {MAX_BASE_SCORE:,}.")
-    seats = serializers.IntegerField(help_text="2, 3 or 4.")
+    seats = serializers.IntegerField(help_text=SEATS_HELP)
     with_bots = serializers.BooleanField(
         default=False,
         help_text="Open a new quick room and fill its other seats with bots, to play now.",
+    )
+    variant = variant_field(
+        "Only rooms of this variant (any rules); a room opened has the default rules if they "
+        "are of it, else the first configuration by name that is. Omitted: the default rules."
     )
 
 
@@ -56,6 +79,7 @@ class RoomFilterInput(serializers.Serializer):
     base_score = serializers.IntegerField(required=False, min_value=1)
     seats = serializers.IntegerField(required=False)
     free = serializers.BooleanField(required=False, allow_null=True, default=None)
+    variant = variant_field("Only rooms whose rules' deck is of this variant.")
 
 
 class RoomRefInput(RoomJoinInput):
@@ -66,7 +90,8 @@ class RoomRefInput(RoomJoinInput):
 
 class RoomPageInput(serializers.Serializer):
     """Which page of the lobby's room list, with which filters (the lobby socket's `snapshot`
-    and its URL's query string, like the page's: ?page=2&base_score=100&seats=4&free=on)."""
+    and its URL's query string, like the page's: ?page=2&base_score=100&seats=4&free=on
+    &variant=duoyise)."""
 
     page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
     base_score = serializers.IntegerField(
@@ -76,3 +101,4 @@ class RoomPageInput(serializers.Serializer):
         choices=SEAT_COUNTS, required=False, allow_null=True, default=None
     )
     free = serializers.BooleanField(default=False, help_text="Only rooms with a free seat.")
+    variant = variant_field("Only rooms whose rules' deck is of this variant.")

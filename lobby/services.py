@@ -14,16 +14,22 @@ Rules that the text of the issue left open, decided here:
 - when the owner leaves, ownership passes to the person seated longest (earliest `joined_at`,
   then the lowest seat id; never to a bot); a room nobody sits in keeps its owner, who may
   close it;
+- a room has at most the seats its rules' deck deals hands for (`RuleConfig.max_seats`, RULES.md
+  §12.5: 4 with the classic deck, 5 with one extra suit, 6 with two, 4 with spare cards), on
+  every way a room is opened (`too_many_seats`);
 - quick-join takes the oldest public open room using the default rules at that base score and
   seat count that has a free seat the player can afford, and otherwise creates one; quick-joins
   for the same table kind are serialized (on PostgreSQL) so that two players arriving together
-  sit at the same new table instead of opening one each;
+  sit at the same new table instead of opening one each. Given a variant (a games.variants
+  slug), any rules of that variant instead of the default rules, and a room it opens has
+  `variant_rules` (the default configuration if it is of that variant, else the first by name);
 - "Play now" (`room_quick_play`) seats the player at a table with bots in one click, at the
   highest of QUICK_PLAY_BASE_SCORES the player can afford: the oldest public bot room of the
   default rules at that base score with a person in it and a free seat, else a new room of
   QUICK_PLAY_SEATS seats with QUICK_PLAY_BOTS bots, one seat left for the next player who
-  presses Play now. A player seated already is not seated again: the
-  seat they hold is returned, so the page sends them back to their table;
+  presses Play now (fewer when the deck seats fewer). With a variant, as quick-join: rooms of
+  any rules of that variant, a new one with `variant_rules`. A player seated already is not
+  seated again: the seat they hold is returned, so the page sends them back to their table;
 - a room the table's bots have just left empty (the last person went, so the bots did,
   `games.table.flow.house_leaves_alone`) is closed at once, in the same transaction
   (`seats_release`): dead bot rooms never pile up in the lobby. An empty room where only
@@ -85,12 +91,14 @@ from lobby.errors import (
     NoDefaultRules,
     NotRoomOwner,
     NotSeated,
+    NoVariantRules,
     RateLimitedError,
     RoomClosed,
     RoomFull,
     RoomNotEmpty,
     RoomNotFound,
     TooManyRooms,
+    TooManySeats,
     WrongRoomCode,
     coins,
 )
@@ -106,10 +114,12 @@ from lobby.models import (
 )
 from lobby.selectors import (
     bot_rooms_joinable,
+    checked_variant,
     room_get,
     room_list,
     room_row,
     seat_for_user,
+    variant_rules,
 )
 from shisanshui.ratelimit import rate_limit_check, rate_limit_hit
 
@@ -184,25 +194,58 @@ def _checked_bots(bots: object, *, seats: int) -> int:
     return bots
 
 
+def _checked_variant(variant: object) -> str | None:
+    """An optional variant: None (or "", as an empty form field sends it) for none."""
+    return None if variant is None or variant == "" else checked_variant(variant)
+
+
 def normalized_code(code: object) -> str:
     """A code as typed by a person: surrounding spaces dropped, case ignored."""
     return code.strip().upper() if isinstance(code, str) else ""
 
 
-def entry_minimum(*, rules: RuleConfiguration, base_score: int) -> int:
-    """Coins needed to sit at a table with these rules at this base score (RULES.md §7.4)."""
+def _engine_config(rules: RuleConfiguration) -> RuleConfig:
     try:
-        config = rules.engine_config()
-        return RuleConfig.from_dict({"base_score": base_score}, base=config).entry_minimum
+        return rules.engine_config()
     except ConfigError:
         logger.exception("Rule configuration %s is invalid", rules.pk)
         raise InvalidRules() from None
+
+
+def entry_minimum(*, rules: RuleConfiguration, base_score: int) -> int:
+    """Coins needed to sit at a table with these rules at this base score (RULES.md §7.4)."""
+    return _entry_minimum(_engine_config(rules), base_score=base_score)
+
+
+def _entry_minimum(config: RuleConfig, *, base_score: int) -> int:
+    try:
+        return RuleConfig.from_dict({"base_score": base_score}, base=config).entry_minimum
+    except ConfigError:
+        logger.exception("Rules at base score %s are invalid", base_score)
+        raise InvalidRules() from None
+
+
+def _check_seats_fit(*, rules: RuleConfiguration, config: RuleConfig, seats: int) -> None:
+    """A room has at most the seats its rules' deck deals hands for (RULES.md §12.5)."""
+    if seats > config.max_seats:
+        raise TooManySeats(rules=rules.name, max=config.max_seats, seats=seats)
 
 
 def _default_rules() -> RuleConfiguration:
     rules = RuleConfiguration.objects.filter(is_default=True).first()
     if rules is None:
         raise NoDefaultRules()
+    return rules
+
+
+def _rules_of(variant: str | None) -> RuleConfiguration:
+    """The rules of a room opened for this variant (`variant_rules`), the default rules for
+    none."""
+    if variant is None:
+        return _default_rules()
+    rules = variant_rules(variant=variant)
+    if rules is None:
+        raise NoVariantRules(variant=variant)
     return rules
 
 
@@ -275,9 +318,17 @@ def _sit(*, room: Room, user: User, position: int) -> Seat:
 
 
 def _insert_room(
-    *, owner: User, name: str, rules: RuleConfiguration, base_score: int, seats: int, private: bool
+    *,
+    owner: User,
+    name: str,
+    rules: RuleConfiguration,
+    base_score: int,
+    seats: int,
+    private: bool,
+    minimum: int,
 ) -> Room:
-    """A new open room; a private one gets a fresh code (retrying the rare collision)."""
+    """A new open room (`minimum`: its entry minimum); a private one gets a fresh code
+    (retrying the rare collision)."""
     fields = {
         "name": name,
         "rules": rules,
@@ -285,7 +336,7 @@ def _insert_room(
         "seats": seats,
         "owner": owner,
         "is_private": private,
-        "entry_minimum": entry_minimum(rules=rules, base_score=base_score),
+        "entry_minimum": minimum,
     }
     if not private:
         return Room.objects.create(**fields)
@@ -347,7 +398,8 @@ def room_create(
     """Open a room and seat its creator at position 0; `rules` defaults to the default rules,
     `name` (None) to `default_room_name` (an empty or blank name given is refused).
 
-    The creator must not be seated elsewhere, must have the room's entry minimum, fewer than
+    The room has at most the seats its rules' deck deals hands for (`too_many_seats`). The
+    creator must not be seated elsewhere, must have the room's entry minimum, fewer than
     LOBBY_MAX_OPEN_ROOMS open rooms and room creations left ("lobby.room_create"). `bots`
     (0 to seats - 1) bot players take the next seats (`bots_fill`).
     """
@@ -356,13 +408,21 @@ def room_create(
     seats = _checked_seats(seats)
     bots = _checked_bots(bots, seats=seats)
     rules = rules if rules is not None else _default_rules()
-    needed = entry_minimum(rules=rules, base_score=base_score)
+    config = _engine_config(rules)
+    _check_seats_fit(rules=rules, config=config, seats=seats)
+    needed = _entry_minimum(config, base_score=base_score)
     _check_not_seated(user=owner)
     _check_can_afford(user=owner, needed=needed)
     _check_can_open(owner=owner)
 
     room = _insert_room(
-        owner=owner, name=name, rules=rules, base_score=base_score, seats=seats, private=private
+        owner=owner,
+        name=name,
+        rules=rules,
+        base_score=base_score,
+        seats=seats,
+        private=private,
+        minimum=needed,
     )
     _sit(room=room, user=owner, position=0)
     _notify(event=ROOM_CREATED, room=room)
@@ -443,9 +503,20 @@ def room_join_by_code(*, user: User, code: str) -> Seat:
 
 
 @transaction.atomic
-def room_quick_join(*, user: User, base_score: int, seats: int, with_bots: bool = False) -> Seat:
+def room_quick_join(
+    *,
+    user: User,
+    base_score: int,
+    seats: int,
+    with_bots: bool = False,
+    variant: str | None = None,
+) -> Seat:
     """Sit at the first public open room with the default rules, this base score and seat count
     that has a free seat; open one (owned by the player) when there is none.
+
+    `variant` (a games.variants slug; None or "" for none): a room of any rules of that variant
+    instead, and a room opened has `variant_rules` (`no_variant_rules` when no configuration
+    offers it). `seats` must fit the rules of a room it would open (`too_many_seats`).
 
     `with_bots`: play now, against bots. The player always opens a new quick room and bots
     take its other seats; bots are never added to a table where other people sit, who did not
@@ -458,11 +529,14 @@ def room_quick_join(*, user: User, base_score: int, seats: int, with_bots: bool 
     seats = _checked_seats(seats)
     if not isinstance(with_bots, bool):
         raise InvalidBotCount(bots=with_bots, seats=seats, max=seats - 1)
-    rules = _default_rules()
+    variant = _checked_variant(variant)
+    rules = _rules_of(variant)
+    config = _engine_config(rules)
+    _check_seats_fit(rules=rules, config=config, seats=seats)
+    needed = _entry_minimum(config, base_score=base_score)
     _check_not_seated(user=user)
     balance = wallet_balance(user=user)
     if with_bots:
-        needed = entry_minimum(rules=rules, base_score=base_score)
         if balance < needed:
             raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
         room = room_create(
@@ -476,16 +550,18 @@ def room_quick_join(*, user: User, base_score: int, seats: int, with_bots: bool 
         return Seat.objects.get(room=room, user=user)
 
     _advisory_lock(_QUICK_JOIN_LOCK_SPACE, base_score * 8 + seats)
+    rooms = room_list(base_score=base_score, seats=seats, has_free_seat=True, variant=variant)
+    if variant is None:
+        rooms = rooms.filter(rules=rules)
     candidates = list(
-        room_list(base_score=base_score, seats=seats, has_free_seat=True)
-        .filter(rules=rules, is_private=False, entry_minimum__lte=balance)
-        .values_list("pk", flat=True)[:QUICK_JOIN_CANDIDATES]
+        rooms.filter(is_private=False, entry_minimum__lte=balance).values_list("pk", flat=True)[
+            :QUICK_JOIN_CANDIDATES
+        ]
     )
     seat = _sit_in_first(user=user, room_ids=candidates)
     if seat is not None:
         return seat
 
-    needed = entry_minimum(rules=rules, base_score=base_score)
     if balance < needed:
         raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
     _check_can_open(owner=user)
@@ -496,6 +572,7 @@ def room_quick_join(*, user: User, base_score: int, seats: int, with_bots: bool 
         base_score=base_score,
         seats=seats,
         private=False,
+        minimum=needed,
     )
     seat = _sit(room=room, user=user, position=0)
     _notify(event=ROOM_CREATED, room=room)
@@ -545,27 +622,31 @@ def quick_play_base_score(*, rules: RuleConfiguration, balance: int) -> int | No
 
 
 @transaction.atomic
-def room_quick_play(*, user: User) -> QuickPlay:
-    """Play now: seat the player at a table with bots, with the default rules.
+def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
+    """Play now: seat the player at a table with bots, with the default rules, or with a
+    `variant` (a games.variants slug; None or "" for none): in a room of any rules of that
+    variant, or a new one with `variant_rules` (`no_variant_rules` when no configuration
+    offers it).
 
     A player seated already keeps that seat (returned, `seated_now` False; nothing is spent).
     Otherwise, at the highest of QUICK_PLAY_BASE_SCORES the player can afford: the oldest
     public open room with bots, a person and a free seat, else a new room of QUICK_PLAY_SEATS
-    seats with QUICK_PLAY_BOTS bots. One player's Play nows are serialized (on PostgreSQL), and
-    everyone's at one base score, so that repeated clicks or two tabs never seat a player twice
-    nor open two rooms, and players arriving together fill one room. Refused past the rate
-    "lobby.quick_play" (`rate_limited`), and, when a room must be opened, like `room_create`
-    (`too_many_rooms`, "lobby.room_create"); without the smallest entry minimum,
-    `insufficient_coins`.
+    seats (fewer if its deck seats fewer) with QUICK_PLAY_BOTS bots (one seat left free). One
+    player's Play nows are serialized (on PostgreSQL), and everyone's at one base score, so
+    that repeated clicks or two tabs never seat a player twice nor open two rooms, and players
+    arriving together fill one room. Refused past the rate "lobby.quick_play"
+    (`rate_limited`), and, when a room must be opened, like `room_create` (`too_many_rooms`,
+    "lobby.room_create"); without the smallest entry minimum, `insufficient_coins`.
     """
+    variant = _checked_variant(variant)
     _advisory_lock(_QUICK_PLAY_USER_LOCK_SPACE, user.pk)  # this player's Play nows, one by one
     seated = seat_for_user(user=user)
     if seated is not None:
         return QuickPlay(seat=seated, seated_now=False, opened=False)
+    rules = _rules_of(variant)  # before the rate is spent: a refusal spends nothing
     limited = rate_limit_hit(QUICK_PLAYS, user.pk)
     if limited is not None:
         raise RateLimitedError(retry_after=limited.retry_after)
-    rules = _default_rules()
     balance = wallet_balance(user=user)
     base_score = quick_play_base_score(rules=rules, balance=balance)
     if base_score is None:
@@ -573,22 +654,25 @@ def room_quick_play(*, user: User) -> QuickPlay:
         raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
 
     _advisory_lock(_QUICK_PLAY_LOCK_SPACE, base_score)  # then everyone's at this base score
-    candidates = list(
-        bot_rooms_joinable(rules=rules, base_score=base_score, balance=balance).values_list(
-            "pk", flat=True
-        )[:QUICK_JOIN_CANDIDATES]
+    joinable = bot_rooms_joinable(
+        base_score=base_score,
+        balance=balance,
+        rules=rules if variant is None else None,
+        variant=variant,
     )
+    candidates = list(joinable.values_list("pk", flat=True)[:QUICK_JOIN_CANDIDATES])
     seat = _sit_in_first(user=user, room_ids=candidates)
     if seat is not None:
         return QuickPlay(seat=seat, seated_now=True, opened=False)
 
+    seats = min(QUICK_PLAY_SEATS, _engine_config(rules).max_seats)
     room = room_create(
         owner=user,
         name=QUICK_PLAY_ROOM_NAME,
         base_score=base_score,
-        seats=QUICK_PLAY_SEATS,
+        seats=seats,
         rules=rules,
-        bots=QUICK_PLAY_BOTS,
+        bots=max(1, min(QUICK_PLAY_BOTS, seats - 2)),  # a seat left for the next player
     )
     return QuickPlay(seat=Seat.objects.get(room=room, user=user), seated_now=True, opened=True)
 

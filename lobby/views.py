@@ -15,12 +15,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.functional import Promise
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.selectors import wallet_balance
 from games.models import RuleConfiguration
+from games.variants import CLASSIC, VARIANT_HELP, variant_name
 from lobby.errors import LobbyError
 from lobby.forms import (
     QuickJoinForm,
@@ -37,6 +39,7 @@ from lobby.selectors import (
     room_view_of,
     seat_in_round,
     seat_view,
+    variants_offered,
 )
 from lobby.services import (
     QUICK_PLAY_BASE_SCORES,
@@ -81,15 +84,21 @@ def lobby(request: HttpRequest) -> HttpResponse:
     """A page of the room list (?page=, filtered by the query string; LOBBY_PAGE_SIZE rooms,
     newest first: those where a person sits, and the player's own), the player's seat (a
     banner back to the table), Play now, the lobby's forms, and why the table sent the player
-    back here (?left=)."""
+    back here (?left=).
+
+    A filter's bad value is ignored, but for an unknown ?variant=, which is answered 400 with
+    the list unfiltered by variant and a message saying which variants there are."""
     filters = RoomFilterForm(request.GET or None)
-    wanted = filters.cleaned_data if filters.is_valid() else {}
+    filters.is_valid()
+    wanted = getattr(filters, "cleaned_data", {})  # the fields that are valid
+    filter_error = " ".join(filters.errors.get("variant", []))
     page = room_page(
         page=_page_number(request.GET.get("page")),
         base_score=wanted.get("base_score"),
         seats=wanted.get("seats"),
         has_free_seat=True if wanted.get("free") else None,
         listed_for=request.user,
+        variant=wanted.get("variant") or None,
     )
     seat = seat_view(user=request.user)
     in_round = seat is not None and seat_in_round(user=request.user, room_id=seat["room"]["id"])
@@ -108,7 +117,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "left_message": left_message(request.GET.get("left")),
         "balance": balance,
         "quick_play": _quick_play_terms(balance),
+        "play_variants": _play_variants(),
         "filters": filters,
+        "filter_error": filter_error,
         "create_form": RoomCreateForm(),
         "default_room_name": default_room_name(owner=request.user),
         "join_form": RoomJoinForm(),
@@ -135,7 +146,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         },
         "table_url_zero": reverse("games:table", args=[0]),
     }
-    return render(request, "lobby/lobby.html", context)
+    return render(request, "lobby/lobby.html", context, status=400 if filter_error else 200)
 
 
 def _page_number(value: str | None) -> int:
@@ -163,6 +174,7 @@ def _page_row(row: RoomView, user: Any, seat: SeatView | None) -> dict[str, Any]
         "mine": mine,
         "can_join": seat is None and not full,
         "can_close": row["owner"] == user.get_username() and row["seats_taken"] == 0,
+        "classic": row["variant"]["tags"] == [CLASSIC],  # its badge shown subtly
     }
 
 
@@ -183,6 +195,16 @@ def _quick_play_terms(balance: int) -> dict[str, Any] | None:
         }
     except LobbyError:
         return None
+
+
+def _play_variants() -> list[dict[str, str]]:
+    """The variants Play now offers (those some configuration offers), each with its name in
+    the active language and its one-line help."""
+    chinese = (get_language() or "").lower().startswith("zh")
+    return [
+        {"slug": slug, "name": variant_name(slug, chinese), "help": str(VARIANT_HELP[slug])}
+        for slug in variants_offered()
+    ]
 
 
 def _banner_text(seat: SeatView, *, in_round: bool) -> str:
@@ -270,7 +292,9 @@ def quick_join(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def play(request: HttpRequest) -> HttpResponse:
     """Play now (`room_quick_play`): POST seats the player at a table with bots and goes to
-    its page; a player seated already goes back to their own table, seated nowhere else.
+    its page (with `variant`, a slug: at a table of that variant, as the page's variant
+    buttons send it); a player seated already goes back to their own table, seated nowhere
+    else.
 
     GET is where the front page's Play now lands after logging in or signing up (?next=): a
     player seated already goes to their table; anyone else gets a page with the Play now
@@ -284,10 +308,13 @@ def play(request: HttpRequest) -> HttpResponse:
         return render(
             request,
             "lobby/play.html",
-            {"quick_play": _quick_play_terms(wallet_balance(user=request.user))},
+            {
+                "quick_play": _quick_play_terms(wallet_balance(user=request.user)),
+                "play_variants": _play_variants(),
+            },
         )
     try:
-        played = room_quick_play(user=request.user)
+        played = room_quick_play(user=request.user, variant=request.POST.get("variant") or None)
     except LobbyError as error:
         messages.error(request, error.message)
         return redirect(reverse("lobby:index"))

@@ -13,7 +13,9 @@
 // - room.closed: the row is removed; a page left short while more rooms exist asks for a
 //   fresh snapshot of itself (at most once a second).
 // A room is listed only while a person sits in it (`people`), or when it is the player's own,
-// as the server lists them. The seat banner ("you are in a round at table X — return") follows
+// as the server lists them. Each row shows its variant badge (`variant.labels`, in the page's
+// language; the classic deck's subtly), and the variant filter keeps the rooms whose
+// `variant.tags` hold the slug chosen. The seat banner ("you are in a round at table X — return") follows
 // the player's seat in the rows, and `seat.round` messages when their round starts or ends.
 (function () {
   "use strict";
@@ -92,6 +94,7 @@
       baseScore: data.get("base_score") ? Number(data.get("base_score")) : null,
       seats: data.get("seats") ? Number(data.get("seats")) : null,
       free: data.get("free") === "on",
+      variant: data.get("variant") || null,
     };
   }
 
@@ -100,6 +103,9 @@
     if (wanted.baseScore !== null && row.base_score !== wanted.baseScore) return false;
     if (wanted.seats !== null && row.seats !== wanted.seats) return false;
     if (wanted.free && row.seats_taken >= row.seats) return false;
+    if (wanted.variant !== null && !(row.variant && row.variant.tags.includes(wanted.variant))) {
+      return false;
+    }
     return true;
   }
 
@@ -111,6 +117,12 @@
     tr.querySelector("[data-field=name]").textContent = row.name;
     tr.querySelector(".private-marker").hidden = !row.private;
     tr.querySelector("[data-field=rules]").textContent = row.rules.name;
+    const badge = tr.querySelector("[data-field=variant]");
+    const variant = row.variant || { tags: [], label: "", labels: { zh: "", en: "" } };
+    badge.textContent = (chinese ? variant.labels.zh : variant.labels.en) || variant.label;
+    badge.dataset.variant = variant.tags.join(" ");
+    badge.classList.toggle("classic", variant.tags.length === 1 && variant.tags[0] === "classic");
+    badge.hidden = variant.tags.length === 0;
     tr.querySelector("[data-field=base_score]").textContent = number(row.base_score);
     tr.querySelector("[data-field=seats]").textContent = row.seats_taken + " / " + row.seats;
     tr.querySelector("[data-field=entry_minimum]").textContent = number(row.entry_minimum);
@@ -154,6 +166,7 @@
         base_score: wanted.baseScore,
         seats: wanted.seats,
         free: wanted.free,
+        variant: wanted.variant,
       })
     );
     window.history.replaceState(null, "", pageHref(page));

@@ -16,7 +16,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from accounts.models import AccountKind, Entry, Transaction, User
 from accounts.selectors import wallet_balance
-from games.models import Round
+from games.models import Round, RuleConfiguration
 from games.rules.arrange import best_arrangement
 from games.rules.cards import Card, format_cards, parse_cards
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
@@ -88,7 +88,10 @@ def open_room(player: Player, *, name: str, rules: str, seats: int) -> Room:
     page = player.page
     form = page.locator("form[data-action='room.create']")
     form.locator("input[name=name]").fill(name)
-    form.locator("select[name=rules]").select_option(label=rules)
+    # By value: an option's label also shows the rules' variant badge and seats (issue 16).
+    form.locator("select[name=rules]").select_option(
+        str(RuleConfiguration.objects.get(name=rules).pk)
+    )
     form.locator("select[name=seats]").select_option(str(seats))
     form.locator("input[name=private]").set_checked(False)
     form.locator("button[type=submit]").click()

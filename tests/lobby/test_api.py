@@ -192,7 +192,8 @@ def test_create_with_other_rules(api: APIClient) -> None:
         ({"name": "", "base_score": 100, "seats": 4}, 400, "invalid"),
         ({"name": "   ", "base_score": 100, "seats": 4}, 400, "invalid_room_name"),
         ({"name": "x" * 41, "base_score": 100, "seats": 4}, 400, "invalid_room_name"),
-        ({"name": "T", "base_score": 100, "seats": 5}, 400, "invalid_seat_count"),
+        ({"name": "T", "base_score": 100, "seats": 7}, 400, "invalid_seat_count"),
+        ({"name": "T", "base_score": 100, "seats": 5}, 400, "too_many_seats"),
         ({"name": "T", "base_score": 100, "seats": "four"}, 400, "invalid"),
         ({"name": "T", "base_score": 0, "seats": 4}, 400, "invalid_base_score"),
         ({"name": "T", "base_score": 10**7, "seats": 4}, 400, "invalid_base_score"),
@@ -222,13 +223,13 @@ def test_create_while_seated_is_a_conflict(api: APIClient, alice: User) -> None:
 def test_messages_follow_the_request_language(api: APIClient) -> None:
     response = api.post(
         ROOMS,
-        {"name": "T", "base_score": 100, "seats": 5},
+        {"name": "T", "base_score": 100, "seats": 7},
         format="json",
         HTTP_ACCEPT_LANGUAGE="zh-hans",
     )
 
     assert refused(response, 400, "invalid_seat_count")["message"] == (
-        "房间的座位数只能是 2、3 或 4，不能是 5。"
+        "房间的座位数只能是 2 到 6，不能是 7。"
     )
 
 

@@ -177,11 +177,16 @@ async def test_the_snapshot_is_a_page_newest_first(settings: Any, alice: User, l
 
     assert [r["id"] for r in first["rooms"]] == newest_first[:2]
     assert (first["page"], first["pages"], first["total"], first["page_size"]) == (1, 3, 5, 2)
-    assert first["filters"] == {"base_score": None, "seats": None, "free": False}
+    assert first["filters"] == {"base_score": None, "seats": None, "free": False, "variant": None}
     assert [r["id"] for r in last["rooms"]] == newest_first[4:]
     assert [r["id"] for r in filtered["rooms"]] == sorted(hundreds, reverse=True)[:2]
     assert (filtered["total"], filtered["pages"]) == (3, 2)
-    assert filtered["filters"] == {"base_score": 100, "seats": None, "free": True}
+    assert filtered["filters"] == {
+        "base_score": 100,
+        "seats": None,
+        "free": True,
+        "variant": None,
+    }
 
 
 async def test_the_socket_url_chooses_the_first_page_and_filters(

@@ -17,6 +17,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
+from django.utils import translation
 
 from accounts.models import User
 from lobby.consumers import MAX_MESSAGE_BYTES
@@ -98,8 +99,10 @@ async def sockets() -> AsyncIterator[Callable[..., Any]]:
 
 
 def rows() -> list[Any]:
-    """The open rooms' rows as the first page of the snapshot has them: newest first."""
-    return json.loads(json.dumps(room_rows(rooms=room_list().order_by("-id"))))
+    """The open rooms' rows as the first page of the snapshot has them: newest first, in the
+    language of a socket without a language cookie (the variant's `label`)."""
+    with translation.override(settings.LANGUAGE_CODE):
+        return json.loads(json.dumps(room_rows(rooms=room_list().order_by("-id"))))
 
 
 # Connecting.

@@ -3,6 +3,7 @@
 from typing import Any
 
 import pytest
+from django.utils import translation
 
 from accounts.models import User
 from lobby.selectors import (
@@ -67,10 +68,18 @@ def test_the_list_filters(
 def test_a_row_is_the_rooms_public_face(rooms: dict[str, Any]) -> None:
     small = room_get(room_id=rooms["small"].pk)
 
-    assert room_row(room=small) == {
+    with translation.override("en"):
+        row = room_row(room=small)
+
+    assert row == {
         "id": small.pk,
         "name": "Small",
         "rules": {"id": small.rules.pk, "name": small.rules.name},
+        "variant": {
+            "tags": ["classic"],
+            "label": "Classic",
+            "labels": {"zh": "经典", "en": "Classic"},
+        },
         "base_score": 10,
         "seats": 2,
         "seats_taken": 2,

@@ -97,7 +97,8 @@ def test_a_private_room_gets_a_six_character_code_without_ambiguous_letters(alic
         ({"name": "x" * 41}, errors.InvalidRoomName),
         ({"name": "tab\there"}, errors.InvalidRoomName),
         ({"seats": 1}, errors.InvalidSeatCount),
-        ({"seats": 5}, errors.InvalidSeatCount),
+        ({"seats": 7}, errors.InvalidSeatCount),
+        ({"seats": 5}, errors.TooManySeats),  # the default rules' deck seats 4
         ({"seats": True}, errors.InvalidSeatCount),
         ({"seats": "4"}, errors.InvalidSeatCount),
         ({"base_score": 0}, errors.InvalidBaseScore),
@@ -380,7 +381,11 @@ def test_quick_join_without_the_entry_minimum_is_refused(make_player: MakePlayer
 
 @pytest.mark.parametrize(
     ("base_score", "seats", "error"),
-    [(0, 4, errors.InvalidBaseScore), (100, 5, errors.InvalidSeatCount)],
+    [
+        (0, 4, errors.InvalidBaseScore),
+        (100, 7, errors.InvalidSeatCount),
+        (100, 5, errors.TooManySeats),
+    ],
 )
 def test_quick_join_refuses_bad_input(
     alice: User, base_score: int, seats: int, error: type[errors.LobbyError]
@@ -528,11 +533,15 @@ def test_every_error_has_a_code_a_status_and_a_message_in_both_languages() -> No
         "detail": "d",
         "bots": 9,
         "minutes": 5,
+        "rules": "R",
+        "variant": "laizi",
     }
 
     def make(cls: type[errors.LobbyError]) -> errors.LobbyError:
         if cls is errors.RateLimitedError:
             return cls(retry_after=7)
+        if cls is errors.UnknownVariant:
+            return cls()
         return cls(**params)
 
     assert len(classes) >= 15
@@ -653,7 +662,7 @@ def raw_room(owner: User, rules: RuleConfiguration, **fields: Any) -> Room:
 @pytest.mark.parametrize(
     "fields",
     [
-        {"seats": 5},
+        {"seats": 7},
         {"seats": 1},
         {"base_score": 0},
         {"base_score": MAX_BASE_SCORE + 1},
@@ -691,7 +700,7 @@ def test_the_database_seats_a_player_once_and_a_position_once(
     with pytest.raises(IntegrityError, match="position_taken_once"), transaction.atomic():
         Seat.objects.create(room=room, user=bob, position=0)
     with pytest.raises(IntegrityError), transaction.atomic():
-        Seat.objects.create(room=room, user=bob, position=4)
+        Seat.objects.create(room=room, user=bob, position=6)
 
 
 # Races, on PostgreSQL: each thread has its own database connection.
