@@ -9,10 +9,14 @@ download is not used.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.live_server import LivePlatform, database_url_of
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -79,3 +83,27 @@ def shot(test_output: Path) -> Shot:
         return path
 
     return take
+
+
+def module_platform(extra_env: dict[str, str] | None = None) -> Any:
+    """A module-scoped ``live_platform`` fixture: one platform (daphne, a Celery worker with
+    beat, Redis) for every test of the module, on the test database; each test still starts
+    from an empty database. In a module: ``live_platform = module_platform()``."""
+
+    @pytest.fixture(scope="module")
+    def live_platform(django_db_setup: None, django_db_blocker: Any) -> Iterator[LivePlatform]:
+        from django.db import connection
+
+        with django_db_blocker.unblock():
+            if connection.vendor != "postgresql":
+                pytest.skip("the platform's processes need the PostgreSQL test database")
+            url = database_url_of(connection.settings_dict)
+        platform = LivePlatform(url, extra_env=extra_env)
+        platform.start()
+        try:
+            yield platform
+        finally:
+            platform.stop()
+            shutil.rmtree(platform.directory, ignore_errors=True)
+
+    return live_platform

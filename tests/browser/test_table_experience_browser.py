@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -24,12 +22,12 @@ from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.table import machine
 from lobby.models import Room
 from lobby.services import room_create
-from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot
+from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot, module_platform
 from tests.browser.mock_table import MockTable
 from tests.browser.table_flow import PAGE, Player, sign_up
 from tests.games.table.helpers import arr
 from tests.games.table_helpers import default_rules
-from tests.live_server import LivePlatform, database_url_of
+from tests.live_server import LivePlatform
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,23 +63,7 @@ class Seated:
         return self.player.user
 
 
-@pytest.fixture(scope="module")
-def live_platform(django_db_setup: None, django_db_blocker: Any) -> Iterator[LivePlatform]:
-    """One platform for the whole module (it only serves the pages: every table socket here is
-    the test's), on the test database; each test still starts from an empty database."""
-    from django.db import connection
-
-    with django_db_blocker.unblock():
-        if connection.vendor != "postgresql":
-            pytest.skip("the platform's processes need the PostgreSQL test database")
-        url = database_url_of(connection.settings_dict)
-    platform = LivePlatform(url)
-    platform.start()
-    try:
-        yield platform
-    finally:
-        platform.stop()
-        shutil.rmtree(platform.directory, ignore_errors=True)
+live_platform = module_platform()
 
 
 @pytest.fixture

@@ -1,0 +1,102 @@
+"""Issue 16's "done when", in a real browser against the live platform: a person opens a room
+of every rule preset (RULES.md §12.6, and the 78-card deck of six) from the lobby, fills it
+with bots, and plays a round to a settlement. The page's settlement is the one the database,
+the ledger and support's recomputation hold.
+
+One platform for the module (daphne and a Celery worker with beat: the bots act through their
+tasks, at a tenth of their human pace); each test starts from an empty database.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.selectors import wallet_balance
+from games.audit import round_verify
+from games.models import Round, RuleConfiguration
+from games.rules.config import RuleConfig
+from games.rules.presets import PRESETS
+from tests.browser.conftest import NewPage, Shot, module_platform
+from tests.browser.table_flow import (
+    PACING,
+    PAGE,
+    SERVER,
+    Player,
+    answer_special,
+    apply_best_suggestion,
+    open_lobby,
+    page_deltas,
+    press_ready,
+    sign_up,
+    submit,
+    wait_for_hand,
+    wait_for_table,
+)
+from tests.games.table_helpers import default_rules
+from tests.live_server import LivePlatform, wait_until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+DECKS: dict[str, RuleConfig] = {p.id: p.config for p in PRESETS.values()}
+DECKS["two_extra_suits"] = RuleConfig(extra_suits=2)
+
+
+live_platform = module_platform({"BOT_DELAY_SCALE": "0.1"})
+
+
+@pytest.mark.parametrize("key", sorted(DECKS))
+def test_a_room_of_each_preset_filled_with_bots_plays_to_a_settlement(
+    live_platform: LivePlatform, new_page: NewPage, shot: Shot, key: str
+) -> None:
+    default_rules()
+    config = RuleConfig.from_dict({**DECKS[key].to_dict(), **PACING})
+    rules = RuleConfiguration.from_engine(config, name=f"Browser {key}")
+    seats = config.max_seats
+    base = live_platform.url
+    player = Player(f"v{key}"[:20], new_page())
+    sign_up(player, base)
+    open_lobby(player, base)
+
+    form = player.page.locator("form[data-action='room.create']")
+    form.locator("input[name=name]").fill(f"Variant {key}")
+    form.locator("select[name=rules]").select_option(str(rules.pk))
+    form.locator("select[name=seats]").select_option(str(seats))
+    form.locator("select[name=bots]").select_option(str(seats - 1))
+    form.locator("input[name=private]").set_checked(False)
+    form.locator("button[type=submit]").click()
+    wait_for_table(player)
+    expect(player.testid("seat")).to_have_count(seats, timeout=SERVER)
+
+    press_ready(player)
+    hand = wait_for_hand(player)
+    if config.spare_cards:
+        spare = player.page.locator("[data-testid=spare-tray] [data-card]")
+        expect(spare).to_have_count(3, timeout=PAGE)
+        assert len(set(hand) | set(spare.evaluate_all("els => els.map(e => e.dataset.card)"))) == 16
+    answer_special(player)  # a special hand: "No", arranged like any hand
+    apply_best_suggestion(player)
+    shot(player.page, "arranged")
+    submit(player)
+
+    expect(player.testid("compare-panel")).to_be_visible(timeout=SERVER)
+    deltas = page_deltas(player)
+    shot(player.page, "settlement")
+    round_ = wait_until(
+        "the round to be settled",
+        lambda: (
+            Round.objects.filter(table__room__name=f"Variant {key}", settled_at__isnull=False)
+            .order_by("-number")
+            .first()
+        ),
+        seconds=30,
+    )
+    stored = {rp.position: rp.delta for rp in round_.players.all()}
+    assert len(stored) == seats and deltas == stored
+    assert sum(deltas.values()) == 0
+    report = round_verify(round_=round_)
+    assert report.mismatches == [] and report.commitment_ok
+    assert player.user is not None
+    expect(player.testid("my-balance")).to_have_attribute(
+        "data-balance", str(wallet_balance(user=player.user)), timeout=PAGE
+    )
