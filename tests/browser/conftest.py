@@ -98,7 +98,7 @@ def module_platform(extra_env: dict[str, str] | None = None) -> Any:
             if connection.vendor != "postgresql":
                 pytest.skip("the platform's processes need the PostgreSQL test database")
             url = database_url_of(connection.settings_dict)
-        platform = LivePlatform(url, extra_env=extra_env)
+        platform = LivePlatform(url, extra_env=extra_env or {})
         platform.start()
         try:
             yield platform

@@ -15,7 +15,11 @@
 //   ready-button, ready-countdown
 //   special-dialog, special-yes, special-no
 //   hand                the unplaced cards; row-front, row-middle, row-back: the rows
-//                       every card element has data-card="AS" (rank then suit)
+//                       every card element has data-card="AS" (rank then suit); a joker
+//                       placed in a full row has data-stands="AS" (what it stands for)
+//   tray                with spare cards: the cards set aside (swapped with the 13 kept)
+//   set-aside           a player's set-aside cards in the comparison (data-position) and in
+//                       the settlement (data-position)
 //   sort-rank, sort-suit, reset
 //   suggestion          one per suggestion (click applies it)
 //   foul-warning        names the rows; data-rows="front,middle"
@@ -68,6 +72,8 @@ function start() {
     serverFoul: null,
     submitting: false,
     showAllSuggestions: false,
+    suggestAsked: new Set(), // keys of the 13-card sets `suggest` was sent for
+    suggestPending: null, // {key, cards} of the last `suggest` sent
     balance: cfg.balance,
     settlementSeen: Number(localStorage.getItem(SEEN_KEY)) || 0,
   };
@@ -202,6 +208,11 @@ function start() {
       else applyEvents(message.events || []);
     },
     onEvents: (events) => applyEvents(events),
+    onSuggestions(message) {
+      state = S.withSuggested(state, message);
+      if (ui.suggestPending && ui.suggestPending.key === S.cardsKey(message.cards || [])) ui.suggestPending = null;
+      render();
+    },
     onOk(message, type) {
       if (type === "submit") ui.submitting = false;
       if (type === "leave" && !S.inRound(state)) leaving = true;
@@ -221,6 +232,15 @@ function start() {
       const error = message.error || {};
       if (type === "submit") ui.submitting = false;
       if (type === "draft") return; // drafts are best effort
+      if (type === "suggest") {
+        // No suggestions for these 13 cards: none are shown (not asked again).
+        const asked = ui.suggestPending;
+        ui.suggestPending = null;
+        if (asked) state = S.withSuggested(state, { cards: asked.cards, suggestions: [] });
+        if (error.code === "rate_limited") toast(errorText(error), true);
+        render();
+        return;
+      }
       if (error.code === "foul") {
         ui.serverFoul = error.rows || [];
         render();
@@ -372,6 +392,8 @@ function start() {
         dealReached = -Infinity;
         break;
       case "hand":
+        ui.suggestAsked.clear();
+        ui.suggestPending = null;
         dealReached = -Infinity;
         dealFallbackStart = null;
         scheduleDeal();
@@ -455,7 +477,27 @@ function start() {
     renderArrange(ctx, shown);
     renderSpecial(ctx);
     renderSettlement(ctx);
+    askSuggestions();
     tick();
+  }
+
+  // With spare cards, after a swap: the suggestions for the 13 cards kept, asked once per set
+  // of cards (`suggest`), a moment after the last swap.
+  let suggestTimer = null;
+  function askSuggestions() {
+    if (!S.canArrange(state) || !S.spareOf(state.table.config)) return;
+    const shown = S.shownSuggestions(state);
+    if (shown.list !== null || ui.suggestAsked.has(shown.key)) return;
+    clearTimeout(suggestTimer);
+    suggestTimer = setTimeout(() => {
+      const now = S.shownSuggestions(state);
+      if (!S.canArrange(state) || now.list !== null || ui.suggestAsked.has(now.key)) return;
+      const cards = S.keptCards(state.layout);
+      if (act("suggest", { cards })) {
+        ui.suggestAsked.add(now.key);
+        ui.suggestPending = { key: now.key, cards };
+      }
+    }, 500);
   }
 
   function tick() {

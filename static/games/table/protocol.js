@@ -9,7 +9,7 @@ const MAX_RETRY_MS = 15000;
 
 // options: {url (path of ws/table/<room_id>/), since() -> version or null,
 //   onWelcome(message), onEvents(events), onOk(message, actionType),
-//   onError(message, actionType), onReconnecting(), onFinalClose(reason)}
+//   onError(message, actionType), onSuggestions(message), onReconnecting(), onFinalClose(reason)}
 export function createConnection(options) {
   let socket = null;
   let retryDelay = FIRST_RETRY_MS;
@@ -58,6 +58,11 @@ export function createConnection(options) {
   function receive(message) {
     if (message.type === "welcome") options.onWelcome(message);
     else if (message.type === "events") options.onEvents(message.events);
+    else if (message.type === "suggestions") {
+      // The reply to `suggest` (spare cards): suggestions for the 13 cards kept.
+      pendingActions.delete(message.id);
+      if (options.onSuggestions) options.onSuggestions(message);
+    }
     else if (message.type === "ok") {
       const type = pendingActions.get(message.id);
       pendingActions.delete(message.id);

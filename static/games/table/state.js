@@ -4,12 +4,18 @@
 // timed events are kept as a timeline; `compareAt(state, elapsedMs)` and
 // `landedAt(state, elapsedMs)` say what is visible at a moment, and the page (main.js)
 // schedules its renders, effects and sounds at those moments.
+//
+// Variant decks (docs/protocol.md "Variant decks", RULES.md §12): with spare cards the hand
+// holds 13 + spare_cards cards and the layout has a `tray` of the ones set aside (swapped with
+// the 13 by the player, never placed in a row); jokers in a revealed row carry what they stand
+// for (`jokers`); each player's set-aside cards are shown at the reveal (`reveal_unused`).
 
 export const ROWS = ["front", "middle", "back"];
 export const ROW_SIZE = { front: 3, middle: 5, back: 5 };
 export const PLAY_PHASES = ["special_choice", "arranging"];
 export const ROUND_PHASES = ["dealing", "special_choice", "arranging", "comparing"];
-const TIMED = ["reveal", "row_result", "gun", "home_run", "reveal_special"];
+const TIMED = ["reveal", "row_result", "gun", "home_run", "reveal_special", "reveal_unused"];
+export const HAND_SIZE = 13;
 
 export function freshTable(capacity) {
   return {
@@ -36,19 +42,24 @@ export function freshYou() {
     auto: null,
     draft: null,
     suggestions: null,
+    special_unused: null,
     deadline: null,
   };
 }
 
-export function emptyLayout() {
-  return { hand: [], front: [], middle: [], back: [] };
+// The zones of the layout: `tray` only with spare cards (the cards set aside).
+export function emptyLayout(spare) {
+  const layout = { hand: [], front: [], middle: [], back: [] };
+  if (spare) layout.tray = [];
+  return layout;
 }
 
 // rows[position][row] = {cards, category, water} and specials[position] known from a snapshot;
 // the timeline holds the comparison's timed events, due `at` ms after `epoch` (the comparing
 // phase's started_at); once `done` (a settlement, a new round) all of it is shown.
+// `unused[position]`: the cards a seat set aside (spare cards), known from a snapshot.
 export function freshCompare() {
-  return { rows: {}, specials: {}, epoch: null, timeline: [], done: false };
+  return { rows: {}, specials: {}, unused: {}, epoch: null, timeline: [], done: false };
 }
 
 // cfg: the page's #table-config (position, player_id, username, seats, base_score, names).
@@ -67,6 +78,7 @@ export function initialState(cfg) {
     names: Object.assign({}, cfg.names || {}),
     roundNames: {}, // player id -> name, for the settlement of players who have since left
     sentAway: null, // the `left` event that sent this player away
+    suggested: {}, // cardsKey(13 kept cards) -> the `suggest` reply's suggestions (spare cards)
     closed: false,
   };
 }
@@ -111,10 +123,11 @@ export function applySnapshot(state, snap, evaluate) {
     seats,
     result: snap.result,
   };
-  const you = snap.you || freshYou();
+  const you = Object.assign(freshYou(), snap.you || {});
   const compare = freshCompare();
   snap.seats.forEach((s) => {
     if (!s.revealed) return;
+    if (Array.isArray(s.revealed.unused)) compare.unused[s.position] = s.revealed.unused;
     if (s.revealed.special) compare.specials[s.position] = s.revealed;
     else {
       compare.rows[s.position] = {};
@@ -125,29 +138,198 @@ export function applySnapshot(state, snap, evaluate) {
         } catch (e) {
           /* not a row */
         }
-        compare.rows[s.position][r] = { cards: s.revealed[r], category, water: null };
+        const jokers = jokersIn(s.revealed[r], s.revealed.jokers);
+        compare.rows[s.position][r] = { cards: s.revealed[r], category, water: null, jokers };
       });
     }
   });
   return Object.assign({}, state, {
     table,
     you,
-    layout: layoutFromYou(you),
+    layout: layoutFromYou(you, spareOf(snap.config)),
     deal: null,
     dealing: null,
     compare,
+    suggested: {},
   });
 }
 
-// The local arrangement from `you`: the submitted rows, or the hand with the saved draft.
-export function layoutFromYou(you) {
+// ---- variant decks -------------------------------------------------------------------------
+export function spareOf(config) {
+  const n = config && config.spare_cards;
+  return Number.isInteger(n) && n > 0 ? n : 0;
+}
+
+// How many cards each player is dealt: 13, or 16 with spare cards.
+export function handSize(config) {
+  return HAND_SIZE + spareOf(config);
+}
+
+// The part of a joker map ({"RJ": "AS", ...}) for the jokers of `cards`; null when none.
+export function jokersIn(cards, jokers) {
+  if (!jokers || typeof jokers !== "object" || !Array.isArray(cards)) return null;
+  const out = {};
+  cards.forEach((c) => {
+    if (typeof jokers[c] === "string") out[c] = jokers[c];
+  });
+  return Object.keys(out).length ? out : null;
+}
+
+// A canonical key of a set of cards (order does not matter).
+export function cardsKey(cards) {
+  return cards.slice().sort().join(" ");
+}
+
+function sameSet(a, b) {
+  return Array.isArray(a) && Array.isArray(b) && a.length === b.length && cardsKey(a) === cardsKey(b);
+}
+
+// `cards` when they are `n` distinct cards of `hand`, else null.
+function cardsOf(cards, hand, n) {
+  if (!Array.isArray(cards) || cards.length !== n || new Set(cards).size !== n) return null;
+  return cards.every((c) => hand.includes(c)) ? cards.slice() : null;
+}
+
+// The 13 cards kept (the hand area and the rows): the tray's are set aside.
+export function keptCards(layout) {
+  return layout.hand.concat(layout.front, layout.middle, layout.back);
+}
+
+// The cards first set aside: those of the best suggestion (suggestions[0].unused), else the
+// last dealt.
+export function initialTray(hand, suggestions, spare) {
+  if (!spare) return [];
+  const best = Array.isArray(suggestions) && suggestions.length ? suggestions[0] : null;
+  return cardsOf(best && best.unused, hand, spare) || hand.slice(hand.length - spare);
+}
+
+// The layout of a fresh hand: every card in the hand area, but the tray's.
+export function initialLayout(hand, suggestions, spare) {
+  const layout = emptyLayout(spare);
+  if (!spare) {
+    layout.hand = hand.slice();
+    return layout;
+  }
+  layout.tray = initialTray(hand, suggestions, spare);
+  layout.hand = hand.filter((c) => !layout.tray.includes(c));
+  return layout;
+}
+
+// Exchange a card of the tray with one of the 13 kept (in the hand area or a row): each takes
+// the other's place. Null when the two are not one tray card and one kept card.
+export function swapCards(layout, a, b) {
+  const tray = layout.tray || [];
+  const zones = ["hand"].concat(ROWS);
+  const inTray = (c) => tray.includes(c);
+  if (inTray(a) === inTray(b)) return null;
+  const spareCard = inTray(a) ? a : b;
+  const kept = inTray(a) ? b : a;
+  const zone = zones.find((z) => layout[z].includes(kept));
+  if (!zone) return null;
+  const next = copyLayout(layout);
+  next[zone] = layout[zone].map((c) => (c === kept ? spareCard : c));
+  next.tray = tray.map((c) => (c === spareCard ? kept : c));
+  return next;
+}
+
+export function copyLayout(layout) {
+  const next = { hand: layout.hand.slice(), front: layout.front.slice(), middle: layout.middle.slice(), back: layout.back.slice() };
+  if (layout.tray) next.tray = layout.tray.slice();
+  return next;
+}
+
+// A suggestion applied: its rows; its `unused` (a suggestion of the deal, with spare cards)
+// becomes the tray, else the tray stays (a `suggest` reply is for the 13 kept).
+export function applySuggestion(layout, suggestion, hand, spare) {
+  const rows = { front: suggestion.front.slice(), middle: suggestion.middle.slice(), back: suggestion.back.slice() };
+  const next = Object.assign(emptyLayout(spare), rows);
+  const placed = new Set(rows.front.concat(rows.middle, rows.back));
+  if (spare) {
+    const own = cardsOf(suggestion.unused, hand, spare);
+    next.tray = (own || layout.tray || []).filter((c) => !placed.has(c));
+  }
+  const aside = new Set(next.tray || []);
+  next.hand = (hand || []).filter((c) => !placed.has(c) && !aside.has(c));
+  return next;
+}
+
+// Every card placed (the rows full, the hand area empty) and, with spare cards, the tray full.
+export function readyToSubmit(layout, spare) {
+  const rowsFull = ROWS.every((r) => layout[r].length === ROW_SIZE[r]);
+  return rowsFull && layout.hand.length === 0 && (!spare || (layout.tray || []).length === spare);
+}
+
+// The `submit` message's fields: the rows and, with spare cards, the tray as `unused`.
+export function submitFields(layout, spare) {
+  const fields = { front: layout.front.slice(), middle: layout.middle.slice(), back: layout.back.slice() };
+  if (spare) fields.unused = (layout.tray || []).slice();
+  return fields;
+}
+
+// The suggestions that fit the cards kept: the deal's while the tray is one a deal suggestion
+// sets aside (without spare cards, always), else the `suggest` reply for these 13 cards.
+// {list (null: not known yet), key (of the 13 kept), fromDeal}.
+export function shownSuggestions(state) {
+  const you = state.you;
+  const spare = spareOf(state.table.config);
+  const deal = you.suggestions || [];
+  if (!spare) return { list: deal, key: null, fromDeal: true };
+  const tray = state.layout.tray || [];
+  const key = cardsKey(keptCards(state.layout));
+  if (deal.some((s) => sameSet(s.unused, tray))) return { list: deal, key, fromDeal: true };
+  const list = state.suggested[key];
+  return { list: Array.isArray(list) ? list : null, key, fromDeal: false };
+}
+
+// The `suggest` reply {id, cards, suggestions}, kept for those 13 cards (when they are 13 of
+// my hand; a reply for another hand is dropped). At most 16 replies are kept.
+export function withSuggested(state, message) {
+  const hand = state.you.hand || [];
+  const cards = message && message.cards;
+  if (!cardsOf(cards, hand, HAND_SIZE) || !Array.isArray(message.suggestions)) return state;
+  const keys = Object.keys(state.suggested);
+  const suggested = {};
+  keys.slice(Math.max(0, keys.length - 15)).forEach((k) => (suggested[k] = state.suggested[k]));
+  suggested[cardsKey(cards)] = message.suggestions;
+  return Object.assign({}, state, { suggested });
+}
+
+// What each joker of a full row stands for: the server's (an arrangement's or a reveal's
+// `jokers`) when it names them, else `evaluate(row).jokers` (cards.js). Null when none.
+export function rowJokers(cards, known, size, evaluate, a2345) {
+  if (!cards.some((c) => c === "RJ" || c === "BJ") || cards.length !== size) return null;
+  const server = jokersIn(cards, known);
+  if (server && Object.keys(server).length === cards.filter((c) => c === "RJ" || c === "BJ").length) {
+    return server;
+  }
+  try {
+    return jokersIn(cards, evaluate(cards, a2345).jokers);
+  } catch (e) {
+    return null;
+  }
+}
+
+// The local arrangement from `you`: the submitted rows, or the hand with the saved draft (its
+// tray too, with spare cards).
+export function layoutFromYou(you, spare) {
   const hand = you.hand || [];
   const a = you.arrangement;
-  if (a) return { hand: [], front: a.front.slice(), middle: a.middle.slice(), back: a.back.slice() };
-  const layout = { hand: hand.slice(), front: [], middle: [], back: [] };
+  if (a) {
+    const layout = { hand: [], front: a.front.slice(), middle: a.middle.slice(), back: a.back.slice() };
+    if (spare) {
+      const placed = new Set(a.front.concat(a.middle, a.back));
+      layout.tray = Array.isArray(a.unused) ? a.unused.slice() : hand.filter((c) => !placed.has(c));
+    }
+    return layout;
+  }
   const draft = you.draft;
-  if (!draft || typeof draft !== "object") return layout;
+  if (!draft || typeof draft !== "object") return initialLayout(hand, you.suggestions, spare);
+  const layout = emptyLayout(spare);
   const left = new Set(hand);
+  if (spare) {
+    layout.tray = cardsOf(draft.tray, hand, spare) || initialTray(hand, you.suggestions, spare);
+    layout.tray.forEach((c) => left.delete(c));
+  }
   ROWS.forEach((r) => {
     const cards = Array.isArray(draft[r]) ? draft[r] : [];
     cards.forEach((c) => {
@@ -176,7 +358,8 @@ export function applyEvents(state, events) {
 }
 
 function addTimed(state, type, p) {
-  const at = p.offset_ms + (type === "row_result" ? 1 : 0);
+  // A row's result (and the cards set aside, shown with the back row's) right after its reveal.
+  const at = p.offset_ms + (type === "row_result" || type === "reveal_unused" ? 1 : 0);
   const entry = { type, at, seq: state.compare.timeline.length, payload: p };
   return Object.assign({}, state, {
     compare: Object.assign({}, state.compare, {
@@ -243,10 +426,11 @@ const EVENTS = {
     const next = withTable(state, { round_no: p.round_no, config: p.config, result: null, seats });
     return Object.assign(next, {
       you: freshYou(),
-      layout: emptyLayout(),
+      layout: emptyLayout(spareOf(p.config)),
       compare: freshCompare(),
       deal: null,
       dealing: null,
+      suggested: {},
     });
   },
   phase(state, p) {
@@ -271,13 +455,15 @@ const EVENTS = {
     const next = withYou(state, {
       hand: p.cards,
       special: p.special,
+      special_unused: Array.isArray(p.special_unused) ? p.special_unused : null,
       suggestions: p.suggestions,
       special_choice: null,
     });
     const start = state.deal ? state.deal.started_at : state.table.started_at;
     return Object.assign(next, {
-      layout: { hand: p.cards.slice(), front: [], middle: [], back: [] },
+      layout: initialLayout(p.cards, p.suggestions, spareOf(state.table.config)),
       dealing: { start: start === undefined ? null : start, offsets_ms: p.offsets_ms || [] },
+      suggested: {},
     });
   },
   special_chosen(state, p) {
@@ -289,10 +475,11 @@ const EVENTS = {
     return withSeat(state, p.position, { done: true, auto: p.auto });
   },
   arrangement(state, p) {
-    const next = withYou(state, { arrangement: { front: p.front, middle: p.middle, back: p.back }, auto: p.auto });
-    return Object.assign(next, {
-      layout: { hand: [], front: p.front.slice(), middle: p.middle.slice(), back: p.back.slice() },
-    });
+    const arrangement = { front: p.front, middle: p.middle, back: p.back };
+    if (Array.isArray(p.unused)) arrangement.unused = p.unused;
+    if (p.jokers && typeof p.jokers === "object") arrangement.jokers = p.jokers;
+    const next = withYou(state, { arrangement, auto: p.auto });
+    return Object.assign(next, { layout: layoutFromYou(next.you, spareOf(state.table.config)) });
   },
   draft_saved(state, p) {
     return withYou(state, { draft: p.draft });
@@ -354,6 +541,7 @@ export function compareAt(state, elapsedMs) {
     Object.keys(compare.rows[pos]).forEach((r) => (rows[pos][r] = Object.assign({}, compare.rows[pos][r])));
   });
   const specials = Object.assign({}, compare.specials);
+  const unused = Object.assign({}, compare.unused || {});
   const versus = {};
   const log = [];
   let effect = null;
@@ -363,7 +551,8 @@ export function compareAt(state, elapsedMs) {
     if (entry.type === "reveal") {
       p.hands.forEach((h) => {
         rows[h.position] = rows[h.position] || {};
-        rows[h.position][p.row] = { cards: h.cards, category: h.category, water: null };
+        const jokers = jokersIn(h.cards, h.jokers);
+        rows[h.position][p.row] = { cards: h.cards, category: h.category, water: null, jokers };
         log.push({ kind: "reveal", row: p.row, position: h.position, category: h.category });
       });
     } else if (entry.type === "row_result") {
@@ -385,12 +574,15 @@ export function compareAt(state, elapsedMs) {
       log.push({ kind: "home-run", shooter: p.shooter });
     } else if (entry.type === "reveal_special") {
       specials[p.position] = p;
+      if (Array.isArray(p.unused)) unused[p.position] = p.unused;
       log.push({ kind: "special", position: p.position, special: p.special, water: p.water });
+    } else if (entry.type === "reveal_unused") {
+      (p.hands || []).forEach((h) => (unused[h.position] = h.cards));
     }
     const fx = effectOf(entry);
     if (fx && elapsedMs >= fx.from && elapsedMs < fx.until) effect = fx;
   });
-  return { rows, specials, versus, log, effect };
+  return { rows, specials, unused, versus, log, effect };
 }
 
 // The timeline in the order its moments come (ties: in the order the events arrived).
@@ -431,15 +623,16 @@ export function landedAt(state, elapsedMs) {
 }
 
 // How many cards the seat at `position` holds `elapsedMs` after the deal started, following
-// the deal's pace (RULES.md §8.2); 13 outside the deal.
+// the deal's pace (RULES.md §8.2); the whole hand (13, or 16 with spare cards) outside the deal.
 export function dealtTo(state, position, elapsedMs) {
   const deal = state.deal;
-  if (state.table.phase !== "dealing" || !deal) return 13;
+  const size = handSize(state.table.config);
+  if (state.table.phase !== "dealing" || !deal) return size;
   const index = deal.order.indexOf(position);
   if (index < 0) return 0;
   const n = deal.order.length;
   let count = 0;
-  for (let k = 0; k < 13; k++) {
+  for (let k = 0; k < size; k++) {
     const offset = deal.mode === "simultaneous" ? k * deal.interval_ms : (k * n + index) * deal.interval_ms;
     if (offset <= elapsedMs) count++;
   }

@@ -1,9 +1,27 @@
 // Arranging: the hand and the three rows, selection and taps, drag and drop (the vendored
 // SortableJS at window.Sortable), sorting, reset, the live foul check and Submit. The view
 // changes the layout only through ctx.setLayout(); actions go through ctx.act().
-import { ROWS, ROW_SIZE, PLAY_PHASES, canArrange } from "../state.js";
+// With spare cards (RULES.md §12.4) the tray holds the cards set aside: one of them and one
+// of the 13 kept swap places when tapped one after the other, or when one is dropped on the
+// other. A full row's jokers show what they stand for.
+import {
+  ROWS,
+  ROW_SIZE,
+  PLAY_PHASES,
+  canArrange,
+  spareOf,
+  swapCards,
+  initialLayout,
+  applySuggestion,
+  readyToSubmit,
+  submitFields,
+  shownSuggestions,
+  rowJokers,
+} from "../state.js";
 import { C, _, fmt, $, el, signed, toast, ROW_NAMES } from "./common.js";
 import { renderSuggestions } from "./suggestions.js";
+
+const ZONES = ["hand"].concat(ROWS, ["tray"]);
 
 const AUTO_REASONS = {
   timeout: _("time ran out"),
@@ -11,15 +29,27 @@ const AUTO_REASONS = {
   escaped: _("you left the round"),
 };
 
-// The card elements of this hand, made once so drag and drop keeps hold of them.
+// The card elements of this hand, made once so drag and drop keeps hold of them; a joker's
+// face is redrawn when what it stands for changes (`stands`, a card like "AS", or none).
 const cardNodes = new Map();
-function cardNode(card) {
+function cardNode(card, stands) {
   let node = cardNodes.get(card);
+  const options = stands ? { stands } : undefined;
   if (!node) {
-    node = C.cardElement(card);
+    node = C.cardElement(card, options);
     cardNodes.set(card, node);
+  } else if ((node.dataset.stands || "") !== (stands || "") && isJoker(card)) {
+    const fresh = C.cardElement(card, options);
+    node.replaceChildren(...fresh.childNodes);
+    if (stands) node.dataset.stands = stands;
+    else delete node.dataset.stands;
+    node.setAttribute("aria-label", fresh.getAttribute("aria-label") || card);
   }
   return node;
+}
+
+export function isJoker(card) {
+  return C.isJoker ? C.isJoker(card) : card === "RJ" || card === "BJ";
 }
 
 // A card is being dragged (SortableJS holds its node): the zones are left as they are until
@@ -30,8 +60,9 @@ let dragging = false;
 function fillZone(ctx, zone, cards, landed, options) {
   const box = ctx.root.querySelector('.zone[data-zone="' + zone + '"]');
   if (dragging) return box;
+  const jokers = (options && options.jokers) || {};
   const wanted = cards.map((c) => {
-    const node = cardNode(c);
+    const node = cardNode(c, jokers[c]);
     node.classList.toggle("selected", ctx.ui.selected.has(c));
     node.classList.toggle("undealt", !landed.has(c) && !(options && options.shown));
     node.classList.toggle("foul", Boolean(options && options.foul));
@@ -75,12 +106,16 @@ export function renderArrange(ctx, view) {
   const editable = canArrange(state);
   const landed = ctx.landed();
   section.classList.toggle("locked", !editable);
+  section.classList.toggle("spare", spareOf(table.config) > 0);
   section.classList.toggle("compare-mode", !PLAY_PHASES.includes(table.phase) && table.phase !== "dealing");
   const fouled = editable ? currentFoul(ctx) : [];
   const a2345 = table.config ? table.config.a2345 : "lowest";
+  const spare = spareOf(table.config);
+  const known = you.arrangement && you.arrangement.jokers;
   ROWS.forEach((r) => {
     const zone = ctx.root.querySelector('.row-zone[data-row="' + r + '"]');
-    fillZone(ctx, r, layout[r], landed, { foul: fouled.includes(r), shown: true });
+    const jokers = rowJokers(layout[r], known, ROW_SIZE[r], C.evaluate, a2345);
+    fillZone(ctx, r, layout[r], landed, { foul: fouled.includes(r), shown: true, jokers });
     zone.classList.toggle("full", layout[r].length === ROW_SIZE[r]);
     zone.classList.toggle("foul", fouled.includes(r));
     zone.querySelector(".row-name").textContent = ROW_NAMES[r] + " " + layout[r].length + "/" + ROW_SIZE[r];
@@ -95,6 +130,15 @@ export function renderArrange(ctx, view) {
   });
   fillZone(ctx, "hand", layout.hand, landed);
   ctx.root.querySelector(".hand-box").hidden = !editable && layout.hand.length === 0;
+  const trayBox = ctx.root.querySelector(".tray-box");
+  trayBox.hidden = !spare || !(layout.tray || []).length;
+  fillZone(ctx, "tray", spare ? layout.tray || [] : [], landed);
+  if (spare) {
+    trayBox.querySelector(".tray-name").textContent = fmt(_("Set aside (%(n)s)"), { n: spare });
+    trayBox.querySelector(".tray-help").textContent = editable
+      ? _("Tap one of these, then a card of yours, to swap them.")
+      : _("Not played: shown to everyone at the reveal.");
+  }
   const warning = $("foul-warning");
   if (fouled.length) {
     warning.hidden = false;
@@ -107,9 +151,8 @@ export function renderArrange(ctx, view) {
     warning.dataset.rows = "";
     warning.textContent = "";
   }
-  const placed = ROWS.every((r) => layout[r].length === ROW_SIZE[r]);
   const submit = $("submit-button");
-  submit.disabled = !editable || !placed || fouled.length > 0 || ctx.ui.submitting;
+  submit.disabled = !editable || !readyToSubmit(layout, spare) || fouled.length > 0 || ctx.ui.submitting;
   $("toolbar").hidden = !editable;
   ["sort-rank", "sort-suit", "reset"].forEach((id) => ($(id).disabled = !editable));
   const notice = $("auto-notice");
@@ -125,7 +168,21 @@ export function renderArrange(ctx, view) {
 
 // ---- the player's hands on the cards --------------------------------------------------------
 function zoneOf(layout, card) {
-  return ["hand"].concat(ROWS).find((z) => layout[z].includes(card));
+  return ZONES.find((z) => (layout[z] || []).includes(card));
+}
+
+const SWAP_HINT = _("A set-aside card is swapped: tap it, then one of your cards (or drop it on one).");
+
+// A tray card and a kept card exchange places.
+function swap(ctx, a, b) {
+  const next = swapCards(ctx.state.layout, a, b);
+  ctx.ui.selected.clear();
+  if (!next) {
+    ctx.render();
+    return;
+  }
+  ctx.setLayout(next);
+  ctx.changed();
 }
 
 function moveSelected(ctx, to) {
@@ -133,12 +190,17 @@ function moveSelected(ctx, to) {
   const cards = [...selected];
   if (!cards.length) return;
   const current = ctx.state.layout;
+  if (to === "tray" || cards.some((c) => zoneOf(current, c) === "tray")) {
+    toast(SWAP_HINT, true);
+    return;
+  }
   const room = to === "hand" ? 13 : ROW_SIZE[to] - current[to].filter((c) => !selected.has(c)).length;
   if (cards.length > room) {
     toast(fmt(_("%(row)s has room for %(n)s more cards."), { row: ROW_NAMES[to], n: Math.max(0, room - 0) }), true);
     return;
   }
   const layout = { hand: current.hand.slice(), front: current.front.slice(), middle: current.middle.slice(), back: current.back.slice() };
+  if (current.tray) layout.tray = current.tray.slice();
   cards.forEach((c) => {
     const from = zoneOf(layout, c);
     if (from === to) return;
@@ -161,6 +223,25 @@ export function setUpArrange(ctx) {
     const zone = rowZone ? rowZone.querySelector(".zone") : event.target.closest("[data-zone]");
     if (card && card.dataset.card) {
       const id = card.dataset.card;
+      const layout = ctx.state.layout;
+      const from = zoneOf(layout, id);
+      if (!from) return;
+      // A tray card and a kept card, tapped one after the other: they swap places.
+      if (selected.size === 1 && !selected.has(id)) {
+        const other = [...selected][0];
+        if ((zoneOf(layout, other) === "tray") !== (from === "tray")) {
+          swap(ctx, other, id);
+          return;
+        }
+      }
+      // A tray card is only ever swapped: it is selected alone.
+      if (from === "tray" || [...selected].some((c) => zoneOf(layout, c) === "tray")) {
+        const again = selected.has(id) && selected.size === 1;
+        selected.clear();
+        if (!again) selected.add(id);
+        ctx.render();
+        return;
+      }
       const target = zone ? zone.dataset.zone : null;
       // Clicking a card of another zone while cards are selected places them there.
       if (
@@ -184,68 +265,141 @@ export function setUpArrange(ctx) {
   $("arrange").addEventListener("dblclick", (event) => {
     if (!editable()) return;
     const card = event.target.closest(".card");
-    if (!card || zoneOf(ctx.state.layout, card.dataset.card) === "hand") return;
+    if (!card || ["hand", "tray", undefined].includes(zoneOf(ctx.state.layout, card.dataset.card))) return;
     selected.clear();
     selected.add(card.dataset.card);
     moveSelected(ctx, "hand");
   });
 
-  $("sort-rank").addEventListener("click", () => {
-    ctx.setLayout(Object.assign({}, ctx.state.layout, { hand: C.sortByRank(ctx.state.layout.hand) }));
+  // Sorting orders the hand area (and the tray).
+  const sorted = (sort) => {
+    const layout = ctx.state.layout;
+    const patch = { hand: sort(layout.hand) };
+    if (layout.tray) patch.tray = sort(layout.tray);
+    ctx.setLayout(Object.assign({}, layout, patch));
     ctx.changed();
-  });
-  $("sort-suit").addEventListener("click", () => {
-    ctx.setLayout(Object.assign({}, ctx.state.layout, { hand: C.sortBySuit(ctx.state.layout.hand) }));
-    ctx.changed();
-  });
+  };
+  $("sort-rank").addEventListener("click", () => sorted(C.sortByRank));
+  $("sort-suit").addEventListener("click", () => sorted(C.sortBySuit));
+  // Everything back to the hand area; with spare cards the tray back to the first choice.
   $("reset").addEventListener("click", () => {
-    ctx.setLayout({ hand: C.sortByRank(ctx.state.you.hand || []), front: [], middle: [], back: [] });
+    const you = ctx.state.you;
+    const layout = initialLayout(you.hand || [], you.suggestions, spareOf(ctx.state.table.config));
+    layout.hand = C.sortByRank(layout.hand);
+    ctx.setLayout(layout);
     selected.clear();
     ctx.changed();
   });
   $("suggestions").addEventListener("click", (event) => {
     const button = event.target.closest("[data-testid=suggestion]");
     if (!button || !editable()) return;
-    const s = ctx.state.you.suggestions[Number(button.dataset.index)];
-    ctx.setLayout({ hand: [], front: s.front.slice(), middle: s.middle.slice(), back: s.back.slice() });
+    const state = ctx.state;
+    const s = (shownSuggestions(state).list || [])[Number(button.dataset.index)];
+    if (!s) return;
+    ctx.setLayout(applySuggestion(state.layout, s, state.you.hand || [], spareOf(state.table.config)));
     selected.clear();
     ctx.changed();
   });
   $("submit-button").addEventListener("click", () => {
-    if (!editable() || currentFoul(ctx).length) return;
-    const layout = ctx.state.layout;
-    ctx.ui.submitting = ctx.act("submit", { front: layout.front, middle: layout.middle, back: layout.back });
+    const state = ctx.state;
+    const spare = spareOf(state.table.config);
+    if (!editable() || currentFoul(ctx).length || !readyToSubmit(state.layout, spare)) return;
+    ctx.ui.submitting = ctx.act("submit", submitFields(state.layout, spare));
     ctx.render();
   });
   setUpDragAndDrop(ctx);
 }
 
-// Drag and drop (SortableJS): a row takes at most its size; the hand takes any card.
+// A card moved between the tray and the 13 kept is never put into the other zone by
+// SortableJS (no zone takes it: nothing reflows under the pointer); it swaps with the card it
+// is dropped on, found from where the pointer was last seen during the drag (`dragover` for
+// the mouse, `touchmove` for SortableJS's touch fallback), and highlighted meanwhile.
+let pointer = null; // {x, y}: the pointer during the drag
+let dragged = null; // the card being dragged
+let target = null; // the card element it would swap with
+
+function cardAt(root, point) {
+  if (!point) return null;
+  const hit = document.elementFromPoint(point.x, point.y);
+  const card = hit && hit.closest(".zone .card[data-card]");
+  return card && root.contains(card) && card.dataset.card !== dragged ? card : null;
+}
+
+function swapTarget(ctx) {
+  const layout = ctx.state.layout;
+  const card = cardAt(ctx.root, pointer);
+  if (!layout.tray || !card || !dragged) return null;
+  const inTray = (c) => layout.tray.includes(c);
+  return inTray(card.dataset.card) !== inTray(dragged) ? card : null;
+}
+
+function highlight(ctx) {
+  const next = swapTarget(ctx);
+  if (next === target) return;
+  if (target) target.classList.remove("swap-target");
+  target = next;
+  if (target) target.classList.add("swap-target");
+}
+
+// Drag and drop (SortableJS): a row takes at most its size; the hand takes any card; the
+// tray only reorders its own (a swap is made on the drop, above).
 const sortables = [];
 function setUpDragAndDrop(ctx) {
   if (!window.Sortable) return;
+  const track = (x, y) => {
+    if (!dragging) return;
+    pointer = { x, y };
+    highlight(ctx);
+  };
+  // In the capture phase: SortableJS stops a `dragover` over its lists from bubbling.
+  document.addEventListener("dragover", (e) => track(e.clientX, e.clientY), true);
+  document.addEventListener(
+    "touchmove",
+    (e) => e.touches && e.touches[0] && track(e.touches[0].clientX, e.touches[0].clientY),
+    { passive: true, capture: true },
+  );
+  const isTray = (el) => el.dataset.zone === "tray";
   ctx.root.querySelectorAll(".zone").forEach((box) => {
     const zone = box.dataset.zone;
     sortables.push(
       window.Sortable.create(box, {
         group: {
           name: "cards",
-          put: (to) => zone === "hand" || to.el.children.length < ROW_SIZE[zone],
+          put: (to, from) =>
+            isTray(to.el) === isTray(from.el) && (zone === "hand" || to.el.children.length < ROW_SIZE[zone]),
         },
         animation: 150,
         delay: 120,
         delayOnTouchOnly: true,
         ghostClass: "ghost",
         chosenClass: "chosen",
-        onStart: () => {
+        onStart: (evt) => {
           dragging = true;
+          pointer = null;
+          dragged = evt.item.dataset.card;
         },
         onEnd: () => {
           dragging = false;
+          const before = ctx.state.layout;
+          const partner = swapTarget(ctx);
+          const moved = dragged;
+          if (target) target.classList.remove("swap-target");
+          target = null;
+          dragged = null;
+          pointer = null;
+          if (partner) {
+            const next = swapCards(before, moved, partner.dataset.card);
+            ctx.ui.selected.clear();
+            if (next) ctx.setLayout(next);
+            ctx.render();
+            if (next) setTimeout(ctx.changed, 0);
+            return;
+          }
           const next = {};
           ctx.root.querySelectorAll(".zone").forEach((z) => {
             next[z.dataset.zone] = [...z.querySelectorAll(".card")].map((c) => c.dataset.card);
           });
+          if (!before.tray) delete next.tray;
           if (ROWS.some((r) => next[r].length > ROW_SIZE[r])) {
             ctx.render();
             return;

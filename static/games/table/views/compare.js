@@ -1,6 +1,6 @@
 // The center of the felt: the status line and the comparison's log; the screen-wide effects
 // (gun, run-over, home run) and the sounds.
-import { PLAY_PHASES, mySeat, submitted, choosing } from "../state.js";
+import { PLAY_PHASES, mySeat, submitted, choosing, spareOf, handSize } from "../state.js";
 import { _, fmt, $, el, signed, ROW_NAMES } from "./common.js";
 
 // One structured log line of compareAt() in words.
@@ -61,7 +61,11 @@ export function renderCenter(ctx, view) {
     else if (you.special_choice === true) status = _("You play your special hand. Waiting for the others…");
     else if (submitted(state)) status = _("Submitted. Waiting for the others…");
     else if (choosing(state)) status = _("You hold a special hand!");
-    else status = _("Arrange your 13 cards: front 3, middle 5, back 5.");
+    else if (spareOf(table.config)) {
+      status = fmt(_("Keep 13 of your %(n)s cards (swap with the set-aside ones) and arrange them: front 3, middle 5, back 5."), {
+        n: handSize(table.config),
+      });
+    } else status = _("Arrange your 13 cards: front 3, middle 5, back 5.");
   } else if (table.phase === "comparing") status = _("Comparing hands…");
   $("status-line").textContent = status;
   const panel = $("compare-panel");

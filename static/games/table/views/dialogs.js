@@ -2,6 +2,7 @@
 // Leave, or closing the tab), and the banner when the table is closed for good.
 import { escapeRisk, penaltyCoins, specialWater, choosing, inRound } from "../state.js";
 import { _, fmt, $, number } from "./common.js";
+import { setAside } from "./seats.js";
 
 export function renderSpecial(ctx) {
   const state = ctx.state;
@@ -13,6 +14,12 @@ export function renderSpecial(ctx) {
   const water = specialWater(state, state.you.special);
   $("special-water").textContent =
     water === null ? "" : fmt(_("Worth %(water)s water from each opponent"), { water });
+  // With spare cards: the 3 cards the special sets aside.
+  const aside = $("special-aside");
+  const cards = state.you.special_unused;
+  aside.hidden = !Array.isArray(cards) || !cards.length;
+  aside.textContent = "";
+  if (!aside.hidden) aside.append(setAside(cards, state.me));
 }
 
 export function setUpSpecial(ctx) {

@@ -1,7 +1,8 @@
 // The seats around the felt, yours at the bottom: name, badges, the coins of the last
 // settlement, and what each opponent shows (card backs while dealt, its rows once revealed
-// with the head-to-head water for you, its special hand).
-import { ROWS, ROW_SIZE, PLAY_PHASES, dealtTo, specialWater, versusFor } from "../state.js";
+// with the head-to-head water for you, its special hand, the cards it set aside with spare
+// cards; a joker shows what it stands for).
+import { ROWS, ROW_SIZE, PLAY_PHASES, dealtTo, specialWater, versusFor, spareOf } from "../state.js";
 import { C, _, fmt, $, el, number, signed } from "./common.js";
 
 // Counter-clockwise order goes to your right.
@@ -10,7 +11,29 @@ const PLACES = {
   3: ["bottom", "right", "left"],
   4: ["bottom", "right", "top", "left"],
   5: ["bottom", "right", "top-right", "top-left", "left"],
+  6: ["bottom", "right", "top-right", "top", "top-left", "left"],
 };
+
+// Small card pictures; a joker with what it stands for (`jokers`: {"RJ": "AS"}).
+function smallCards(cards, jokers, className) {
+  const box = el("div", className || "mini-cards");
+  (cards || []).forEach((c) => {
+    const stands = jokers && jokers[c];
+    box.append(C.cardElement(c, stands ? { small: true, stands } : { small: true }));
+  });
+  return box;
+}
+
+// A player's set-aside cards (spare cards), face up and dimmed, once revealed.
+export function setAside(cards, position) {
+  const line = el("div", "set-aside");
+  line.setAttribute("data-testid", "set-aside");
+  line.dataset.position = position;
+  line.title = _("Set aside: not played");
+  line.append(el("span", "set-aside-label", _("Set aside")));
+  line.append(smallCards(cards, null, "mini-cards aside-cards"));
+  return line;
+}
 
 // ctx: {cfg, state, words, ui, view (compareAt now), dealElapsed()}
 export function renderSeats(ctx, view) {
@@ -22,6 +45,9 @@ export function renderSeats(ctx, view) {
   box.textContent = "";
   const n = table.capacity || ctx.cfg.seats;
   const places = PLACES[n] || PLACES[4];
+  const felt = box.parentNode;
+  felt.dataset.seats = String(n);
+  felt.toggleAttribute("data-spare", spareOf(table.config) > 0);
   for (let position = 0; position < n; position++) {
     const rel = (position - ME + n) % n;
     const seat = table.seats[position];
@@ -80,23 +106,26 @@ function seatCards(ctx, view, position, seat) {
   const wrap = el("div", "seat-cards");
   const special = view.specials[position];
   const rows = view.rows[position];
+  const aside = (view.unused || {})[position];
   if (special) {
     wrap.append(el("div", "special-tag", specialName(special.special) + " · " + special.water));
     const line = el("div", "mini-row");
-    const cards = el("div", "mini-cards thirteen");
-    (special.cards || []).forEach((c) => cards.append(C.cardElement(c, { small: true })));
-    line.append(cards);
+    line.append(smallCards(special.cards, special.jokers, "mini-cards thirteen"));
     wrap.append(line);
+    if (aside && aside.length) wrap.append(setAside(aside, position));
     return wrap;
   }
   if (rows) {
     ROWS.forEach((r) => {
       const line = el("div", "mini-row");
       line.dataset.row = r;
-      const cards = el("div", "mini-cards");
       const shown = rows[r];
-      if (shown) shown.cards.forEach((c) => cards.append(C.cardElement(c, { small: true })));
-      else for (let i = 0; i < ROW_SIZE[r]; i++) cards.append(C.cardBack({ small: true }));
+      let cards;
+      if (shown) cards = smallCards(shown.cards, shown.jokers);
+      else {
+        cards = el("div", "mini-cards");
+        for (let i = 0; i < ROW_SIZE[r]; i++) cards.append(C.cardBack({ small: true }));
+      }
       line.append(cards);
       if (shown) {
         const label = el("div", "mini-label");
@@ -116,6 +145,7 @@ function seatCards(ctx, view, position, seat) {
       }
       wrap.append(line);
     });
+    if (aside && aside.length) wrap.append(setAside(aside, position));
     const total = ROWS.map((r) => versusFor(view, state.me, position, r));
     if (total.every((w) => w !== null)) {
       const sum = total.reduce((x, y) => x + y, 0);
@@ -137,15 +167,17 @@ function seatCards(ctx, view, position, seat) {
   return wrap;
 }
 
-// The special hand I declared: shown in my seat, since I do not arrange.
+// The special hand I declared: shown in my seat, since I do not arrange (with spare cards,
+// the 13 it plays and the ones it sets aside).
 function mySpecial(ctx) {
   const you = ctx.state.you;
   const wrap = el("div", "seat-cards");
   const water = specialWater(ctx.state, you.special);
   wrap.append(el("div", "special-tag", ctx.words.specialName(you.special) + (water === null ? "" : " · " + water)));
-  const cards = el("div", "mini-cards thirteen");
-  C.sortByRank(you.hand).forEach((c) => cards.append(C.cardElement(c, { small: true })));
-  wrap.append(cards);
+  const aside = Array.isArray(you.special_unused) ? you.special_unused : [];
+  const played = you.hand.filter((c) => !aside.includes(c));
+  wrap.append(smallCards(C.sortByRank(played), null, "mini-cards thirteen"));
+  if (aside.length) wrap.append(setAside(aside, ctx.state.me));
   return wrap;
 }
 

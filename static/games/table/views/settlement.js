@@ -1,7 +1,31 @@
 // The settlement from `settled.result`: each player's water, coins, penalty and total, the
 // pair-by-pair breakdown, cuts and the coins moved. Ready moves into its dialog while shown.
-import { ROWS, playedIn } from "../state.js";
-import { _, fmt, $, el, number, signed, ROW_NAMES } from "./common.js";
+// With jokers or spare cards each player's hand is shown under its line: the rows (a joker
+// with what it stands for) or the special's cards, and the cards set aside, dimmed.
+import { ROWS, playedIn, compareAt, spareOf } from "../state.js";
+import { C, _, fmt, $, el, number, signed, ROW_NAMES } from "./common.js";
+import { setAside } from "./seats.js";
+
+// One player's hand as the comparison revealed it, in small cards.
+function handLine(view, position, unused) {
+  const box = el("div", "settle-hand");
+  const rows = view.rows[position];
+  const special = view.specials[position];
+  const group = (cards, jokers, title) => {
+    const part = el("span", "settle-row");
+    part.title = title;
+    (cards || []).forEach((c) => {
+      const stands = jokers && jokers[c];
+      part.append(C.cardElement(c, stands ? { small: true, stands } : { small: true }));
+    });
+    box.append(part);
+  };
+  if (special) group(special.cards, special.jokers, "");
+  else if (rows) ROWS.forEach((r) => rows[r] && group(rows[r].cards, rows[r].jokers, ROW_NAMES[r]));
+  const aside = Array.isArray(unused) ? unused : view.unused[position];
+  if (aside && aside.length) box.append(setAside(aside, position));
+  return box;
+}
 
 // A settlement transfer's kind (games/rules/settlement.py) in words.
 const TRANSFER_KINDS = { settlement: _("settlement"), cover: _("escaper covers a loss") };
@@ -40,6 +64,9 @@ export function renderSettlement(ctx) {
   ctx.rememberRoundNames(roundNames);
   const who = (id) => roundNames[id] || nameOf(byId[id]);
 
+  const config = table.config || {};
+  const showHands = Boolean(spareOf(config) || config.jokers);
+  const view = showHands ? compareAt(state, Infinity) : null;
   const players = el("table", "result-table");
   const head = el("tr");
   [_("Player"), _("Water"), _("Coins"), _("Penalty"), _("Total")].forEach((t) => head.append(el("th", "", t)));
@@ -62,6 +89,14 @@ export function renderSettlement(ctx) {
       total.dataset.delta = String(p.delta);
       tr.append(total);
       players.append(tr);
+      if (showHands) {
+        const line = el("tr", "hand-line" + (p.id === state.playerId ? " me" : ""));
+        const cell = el("td");
+        cell.colSpan = 5;
+        cell.append(handLine(view, p.position, p.unused));
+        line.append(cell);
+        players.append(line);
+      }
     });
   body.append(players);
 

@@ -1,6 +1,8 @@
 // The best three suggestions drawn as small cards with their expected water; the rest on
-// demand. One tap applies one (the click is handled by arrange.js).
-import { ROWS } from "../state.js";
+// demand. One tap applies one (the click is handled by arrange.js). With spare cards they are
+// the deal's while the tray is one of theirs, else the `suggest` reply for the 13 kept
+// (state.shownSuggestions); a joker shows what it stands for.
+import { ROWS, shownSuggestions, spareOf, cardsKey } from "../state.js";
 import { C, _, fmt, $, el, signed, ROW_NAMES } from "./common.js";
 
 const SUGGESTIONS_SHOWN = 3;
@@ -16,16 +18,28 @@ export function setUpSuggestions(ctx) {
 export function renderSuggestions(ctx, editable) {
   const list = $("suggestions");
   const box = ctx.root.querySelector(".suggestions-box");
-  const items = ctx.state.you.suggestions || [];
-  box.hidden = !editable || items.length === 0;
+  const offered = shownSuggestions(ctx.state);
+  const waiting = offered.list === null;
+  const items = offered.list || [];
+  const spare = spareOf(ctx.state.table.config);
+  box.hidden = !editable || (items.length === 0 && !waiting);
   if (box.hidden) return;
+  if (waiting) {
+    $("suggestions-more").hidden = true;
+    if (list.dataset.key === "waiting") return;
+    list.dataset.key = "waiting";
+    list.textContent = "";
+    list.append(el("li", "sg-waiting", _("Finding suggestions for the 13 cards you keep…")));
+    return;
+  }
   const more = $("suggestions-more");
   const shown = ctx.ui.showAllSuggestions ? items : items.slice(0, SUGGESTIONS_SHOWN);
   more.hidden = items.length <= SUGGESTIONS_SHOWN;
   more.textContent = ctx.ui.showAllSuggestions
     ? _("Fewer")
     : fmt(_("%(n)s more"), { n: items.length - SUGGESTIONS_SHOWN });
-  const key = JSON.stringify(shown.map((s) => s.front.concat(s.middle, s.back)));
+  const trayKey = cardsKey(ctx.state.layout.tray || []);
+  const key = JSON.stringify([trayKey].concat(shown.map((s) => s.front.concat(s.middle, s.back, s.unused || []))));
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   list.textContent = "";
@@ -43,19 +57,31 @@ export function renderSuggestions(ctx, editable) {
       head.append(water);
     }
     button.append(head);
+    const jokers = s.jokers || {};
+    const picture = (card) => {
+      const node = C.cardElement(card, { small: true, stands: jokers[card] });
+      delete node.dataset.card; // a picture, not one of the hand's cards
+      return node;
+    };
     ROWS.forEach((r, k) => {
       const part = el("span", "sg-row");
       const cards = el("span", "sg-cards");
-      s[r].forEach((card) => {
-        const node = C.cardElement(card, { small: true });
-        delete node.dataset.card; // a picture, not one of the hand's cards
-        cards.append(node);
-      });
+      s[r].forEach((card) => cards.append(picture(card)));
       part.append(cards);
       part.append(el("span", "sg-cat", ctx.words.categoryName(s.categories[k])));
       part.title = ROW_NAMES[r];
       button.append(part);
     });
+    // What a deal suggestion sets aside, when applying it changes the tray.
+    if (spare && Array.isArray(s.unused) && s.unused.length && cardsKey(s.unused) !== trayKey) {
+      const part = el("span", "sg-row sg-aside");
+      const cards = el("span", "sg-cards");
+      s.unused.forEach((card) => cards.append(picture(card)));
+      part.append(cards);
+      part.append(el("span", "sg-cat", _("set aside")));
+      part.title = _("Set aside");
+      button.append(part);
+    }
     li.append(button);
     list.append(li);
   });
