@@ -146,9 +146,8 @@ def wait_for(page: Page, check: Any, seconds: float = 10.0) -> Any:
 
 
 # One platform for the module (it only serves the pages: every table socket here is the
-# test's); each test starts from an empty database. ({}: without an argument module_platform
-# gives LivePlatform extra_env=None.)
-live_platform = module_platform({})
+# test's); each test starts from an empty database.
+live_platform = module_platform()
 
 
 @pytest.fixture

@@ -71,7 +71,7 @@ def test_a_room_of_each_preset_filled_with_bots_plays_to_a_settlement(
     press_ready(player)
     hand = wait_for_hand(player)
     if config.spare_cards:
-        spare = player.page.locator("[data-testid=spare-tray] [data-card]")
+        spare = player.page.locator("[data-testid=tray] [data-card]")
         expect(spare).to_have_count(3, timeout=PAGE)
         assert len(set(hand) | set(spare.evaluate_all("els => els.map(e => e.dataset.card)"))) == 16
     answer_special(player)  # a special hand: "No", arranged like any hand
