@@ -105,7 +105,7 @@ def arrange(request: object) -> Json:
         }
         if cfg.spare_cards:
             item["unused"] = format_cards(s.unused)
-        jokers = _jokers_json(s.arranged(), cfg)
+        jokers = jokers_json(s.arranged(), cfg)
         if jokers:
             item["jokers"] = jokers
         suggestions.append(item)
@@ -114,9 +114,11 @@ def arrange(request: object) -> Json:
     return {"best": best, "suggestions": suggestions, "special": result.special}
 
 
-def _jokers_json(arranged: Arranged, cfg: RuleConfig) -> Json:
-    """What each joker stands for in its row (for the UI, RULES.md §12.2)."""
-    out: Json = {}
+def jokers_json(arranged: Arranged, cfg: RuleConfig) -> dict[str, str]:
+    """What each joker stands for in its row (for the UI, RULES.md §12.2); {} without."""
+    out: dict[str, str] = {}
+    if not cfg.jokers:
+        return out
     for row in arranged.rows():
         if any(c.is_joker for c in row):
             for joker, value in evaluate(row, cfg.a2345).jokers:

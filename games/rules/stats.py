@@ -94,11 +94,11 @@ class DealShape:
 
     @property
     def deck(self) -> Deck:
-        return Deck(self.extra_suits, self.jokers)
+        return self.rules().deck
 
     @property
     def hand_size(self) -> int:
-        return 13 + self.spare_cards
+        return self.rules().hand_size
 
     @property
     def players(self) -> int:

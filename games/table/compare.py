@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from games.rules.api import result_json
+from games.rules.api import jokers_json, result_json
 from games.rules.arrange import special_split
 from games.rules.cards import format_cards, sort_cards
 from games.rules.config import RuleConfig
@@ -34,7 +34,6 @@ from games.rules.scoring import Arranged, Declared, RoundResult, Seat, score_rou
 from games.rules.specials import SPLIT_SPECIALS
 
 from .state import Json, SeatState, arranged_json
-from .suggest import jokers_json
 
 
 def scoring_seats(

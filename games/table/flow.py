@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from games.rules.api import jokers_json
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
 from games.rules.config import RuleConfig
@@ -21,7 +22,6 @@ from games.rules.config import RuleConfig
 from .compare import result_payload, score, script
 from .events import Step
 from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, arranged_json
-from .suggest import jokers_json
 
 
 def refresh_ready_deadline(step: Step) -> None:

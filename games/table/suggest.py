@@ -15,26 +15,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
+from games.rules.api import jokers_json
 from games.rules.arrange import Suggestion, arrange
 from games.rules.cards import Card, format_cards
 from games.rules.config import RuleConfig
-from games.rules.hands import evaluate
-from games.rules.scoring import Arranged
 
 from .errors import TableError
 from .state import PLAY_PHASES, Json, Phase, TableState
-
-
-def jokers_json(arranged: Arranged, config: RuleConfig) -> dict[str, str]:
-    """What each joker of ``arranged`` stands for in its row (RULES.md §12.2); {} without."""
-    if not config.jokers:
-        return {}
-    out: dict[str, str] = {}
-    for row in arranged.rows():
-        if any(c.is_joker for c in row):
-            for joker, value in evaluate(row, config.a2345).jokers:
-                out[str(joker)] = str(value)
-    return out
 
 
 def suggestions(cards: Sequence[Card], config: RuleConfig) -> list[Json]:

@@ -493,7 +493,7 @@ LOOK_SCRIPT = """() => {
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="Chromium is not installed")
 def test_12_copies_and_jokers_look_right_in_chromium(test_output: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
-    css = (SCRIPT.parent / "table.css").read_text()
+    css = "\n".join((SCRIPT.parent / name).read_text() for name in ("table.css", "cards.css"))
     page_html = LOOK_PAGE.format(css=css, js=SCRIPT.read_text())
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(

@@ -232,7 +232,8 @@ def test_the_players_see_the_round_drawn_from_the_data_and_nothing_secret(
         assert data["viewer"] == seat[name] == response.context["replay"]["viewer"]
         assert data["names"]["specials"]["six_pairs"] == {"zh": "六对半", "en": "Six pairs"}
         assert data["names"]["categories"]["quads"] == {"zh": "铁支", "en": "Quads"}
-        for script in ("/jsi18n/", "games/cards.js", "games/replay.js", "games/replay.css"):
+        assets = ("games/cards.js", "games/replay.js", "games/replay.css", "games/cards.css")
+        for script in ("/jsi18n/", *assets):
             assert script in html, script
         assert 'data-testid="replay-step"' in html and 'data-testid="replay-next"' in html
         assert f"You played seat {seat[name] + 1}." in html

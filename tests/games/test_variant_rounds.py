@@ -32,6 +32,7 @@ from lobby.models import Room
 from lobby.services import room_create, room_join
 from tests.games import test_consumers as tc
 from tests.games.test_consumers import Clock, Socket, balances, state_of, timeout
+from tests.games.test_consumers_rounds import ready_and_deal as deal
 from tests.games.test_consumers_rounds import settlement_moves
 
 clock = tc.clock
@@ -68,17 +69,6 @@ def verify(round_: Round) -> Any:
 @database_sync_to_async
 def replay(round_: Round) -> Any:
     return round_replay_data(round_=Round.objects.get(pk=round_.pk), viewer=None)
-
-
-async def deal(players: dict[User, Socket]) -> dict[User, dict[str, Any]]:
-    for user, socket in players.items():
-        reply = await socket.request({"type": "ready", "id": f"ready-{user.pk}"})
-        assert reply["type"] == "ok", reply
-    hands = {}
-    for user, socket in players.items():
-        await socket.event("deal")
-        hands[user] = (await socket.event("hand"))["payload"]
-    return hands
 
 
 def swapped(hand: dict[str, Any]) -> list[str]:
