@@ -102,12 +102,14 @@ def log_in(base: str, username: str) -> dict[str, str]:
 
 
 def find_rules(base: str, cookie: dict[str, str], name: str) -> int:
-    """The id of the rule configuration called ``name``, read from the lobby's create form."""
+    """The id of the rule configuration called ``name``, read from the lobby's create form
+    (each option names its configuration in ``data-name``; its label adds the variant)."""
     client = Http(base)
     client.opener.addheaders = [("Cookie", cookie_header(cookie))]
     page = client.get("/lobby/")
-    for value, label in re.findall(r'<option value="(\d+)"[^>]*>([^<]*)</option>', page):
-        if html.unescape(label).strip() == name:
+    for value, attrs in re.findall(r'<option value="(\d+)"([^>]*)>', page):
+        found = re.search(r'data-name="([^"]*)"', attrs)
+        if found and html.unescape(found.group(1)) == name:
             return int(value)
     raise SystemExit(
         f"No rule configuration {name!r}: run `python manage.py load_test_rules` against the "

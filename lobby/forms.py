@@ -74,7 +74,8 @@ BOT_CHOICES = [
 
 class RulesSelect(forms.Select):
     """The rule configurations, each option with what the page's script needs to follow it:
-    `data-max-seats` (its deck's seats) and `data-variant` (its tags)."""
+    `data-max-seats` (its deck's seats), `data-variant` (its tags) and `data-name` (its name,
+    which scripts such as the load test look configurations up by)."""
 
     def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         option = super().create_option(*args, **kwargs)
@@ -82,6 +83,7 @@ class RulesSelect(forms.Select):
         if isinstance(rules, RuleConfiguration):
             option["attrs"]["data-max-seats"] = rules_max_seats(rules=rules) or ""
             option["attrs"]["data-variant"] = " ".join(variant_row(rules=rules)["tags"])
+            option["attrs"]["data-name"] = rules.name
         return option
 
 

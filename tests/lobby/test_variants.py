@@ -258,6 +258,7 @@ def test_the_create_form_shows_each_configuration_with_its_badge_and_seats(
         attrs, label = options[rules.pk]
         assert f'data-max-seats="{MAX_SEATS[slug]}"' in attrs
         assert f'data-variant="{slug}"' in attrs
+        assert f'data-name="{rules.name}"' in attrs  # how scripts find a configuration
         badge = VARIANTS[slug][1]
         assert label == f"{rules.name} · {badge} · up to {MAX_SEATS[slug]} seats"
     seats = re.search(r'<select name="seats"[^>]*>(.*?)</select>', body, re.S)
