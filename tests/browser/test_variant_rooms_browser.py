@@ -45,6 +45,20 @@ DECKS["two_extra_suits"] = RuleConfig(extra_suits=2)
 live_platform = module_platform({"BOT_DELAY_SCALE": "0.1"})
 
 
+def zone_cards(player: Player, zone: str) -> list[str]:
+    return [
+        str(c)
+        for c in player.page.locator(f"[data-testid={zone}] [data-card]").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+    ]
+
+
+def tap(player: Player, card: str) -> None:
+    """A tap on a card of the hand or the tray (its top-left corner, visible in a fan)."""
+    player.page.locator(f"#arrange [data-card='{card}']").click(position={"x": 6, "y": 6})
+
+
 @pytest.mark.parametrize("key", sorted(DECKS))
 def test_a_room_of_each_preset_filled_with_bots_plays_to_a_settlement(
     live_platform: LivePlatform, new_page: NewPage, shot: Shot, key: str
@@ -70,12 +84,51 @@ def test_a_room_of_each_preset_filled_with_bots_plays_to_a_settlement(
 
     press_ready(player)
     hand = wait_for_hand(player)
-    if config.spare_cards:
-        spare = player.page.locator("[data-testid=tray] [data-card]")
-        expect(spare).to_have_count(3, timeout=PAGE)
-        assert len(set(hand) | set(spare.evaluate_all("els => els.map(e => e.dataset.card)"))) == 16
     answer_special(player)  # a special hand: "No", arranged like any hand
+    swapped_out = None
+    if config.spare_cards:
+        # 多三张: a card of the tray swapped (two taps) for one of the hand; the suggestions
+        # asked for the 13 now kept are the ones applied.
+        tray = zone_cards(player, "tray")
+        assert len(tray) == 3 and len(set(hand) | set(tray)) == 16
+        swapped_out = hand[0]
+        tap(player, tray[0])
+        tap(player, swapped_out)
+        expect(
+            player.page.locator(f"[data-testid=tray] [data-card='{swapped_out}']")
+        ).to_be_visible(timeout=PAGE)
+        kept = sorted(zone_cards(player, "hand"))
+        player.page.wait_for_function(  # the answer to `suggest`: it sets nothing aside
+            """() => {
+                const first = document.querySelector('[data-testid=suggestion]');
+                return first !== null && !first.querySelector('.sg-aside') &&
+                    document.querySelector('.sg-waiting') === null;
+            }""",
+            timeout=SERVER,
+        )
     apply_best_suggestion(player)
+    if swapped_out is not None:  # the rows hold the 13 kept; the tray still the swapped card
+        rows = [c for r in ("front", "middle", "back") for c in zone_cards(player, f"row-{r}")]
+        assert sorted(rows) == kept
+        assert swapped_out in zone_cards(player, "tray")
+    if config.jokers:
+        # 癞子: a joker of the hand, if dealt one, taken back and placed by hand again.
+        placed = player.page.locator(
+            "[data-testid^=row-] [data-card=RJ], [data-testid^=row-] [data-card=BJ]"
+        )
+        if placed.count():
+            joker = placed.first
+            card = joker.get_attribute("data-card")
+            row = joker.evaluate("e => e.closest('[data-testid^=row-]').dataset.testid")
+            stands = joker.get_attribute("data-stands")
+            joker.dblclick()
+            expect(player.page.locator(f"[data-testid=hand] [data-card={card}]")).to_be_visible(
+                timeout=PAGE
+            )
+            tap(player, card)
+            player.testid(row).click()
+            moved = player.page.locator(f"[data-testid={row}] [data-card={card}]")
+            expect(moved).to_have_attribute("data-stands", stands or "", timeout=PAGE)
     shot(player.page, "arranged")
     submit(player)
 
@@ -94,6 +147,9 @@ def test_a_room_of_each_preset_filled_with_bots_plays_to_a_settlement(
     stored = {rp.position: rp.delta for rp in round_.players.all()}
     assert len(stored) == seats and deltas == stored
     assert sum(deltas.values()) == 0
+    if swapped_out is not None:
+        mine = round_.players.get(user=player.user)
+        assert swapped_out in mine.unused.split()  # the card swapped out was set aside
     report = round_verify(round_=round_)
     assert report.mismatches == [] and report.commitment_ok
     assert player.user is not None

@@ -1,7 +1,8 @@
 """Bots, hosting and auto-arrange at every variant deck (RULES.md §12): one person fills a room
 of each preset with bots and plays rounds to a settlement, the bots through the table's own
 services (specials included), the person's hand played by the arrange timeout in one round
-(auto-arrange of 13 of 16 cards, jokers, copies), and support's recomputation clean after each.
+and hosted (托管) while it is away in another (auto-arrange of 13 of 16 cards, jokers,
+copies), and support's recomputation clean after each.
 """
 
 from __future__ import annotations
@@ -37,13 +38,22 @@ DECKS: dict[str, RuleConfig] = {p.id: p.config for p in PRESETS.values()}
 DECKS["two_extra_suits"] = RuleConfig(extra_suits=2)
 
 
-def play_round(world: tb.World, room: Any, person: Any, *, by_timeout: bool) -> Round:
+def play_round(world: tb.World, room: Any, person: Any, *, how: str) -> Round:
+    """One round: the person submits the best suggestion (``submit``), lets the arrange
+    timeout play for it (``timeout``), or is away and hosted (``hosted``: back before the
+    comparison ends, so it is no escape)."""
     table_services.table_ready(user=person, room=room)
     tb.drive_bots(room)
     if state_of(room).phase is Phase.DEALING:
         tb.timeout(world, room)  # the deal is over
+    if how == "hosted":
+        table_services.table_disconnect(user=person, room=room)
     tb.drive_bots(room)
-    if by_timeout:
+    if how == "hosted":
+        while state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING):
+            tb.timeout(world, room)  # a pending special choice waits for its deadline
+        table_services.table_reconnect(user=person, room=room)
+    elif how == "timeout":
         while state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING):
             tb.timeout(world, room)  # the person's hand is played for it
     else:
@@ -80,8 +90,8 @@ def test_a_person_and_bots_play_each_variant_to_a_settlement(world: tb.World, ke
         owner=person, name="Bots", base_score=1, seats=seats, rules=rules, bots=seats - 1
     )
     assert len(state_of(room).seats) == seats
-    for number, by_timeout in ((1, False), (2, True)):
-        round_ = play_round(world, room, person, by_timeout=by_timeout)
+    for number, how in ((1, "submit"), (2, "timeout"), (3, "hosted")):
+        round_ = play_round(world, room, person, how=how)
         assert round_.number == number and round_.settled_at is not None
         rows = list(RoundPlayer.objects.filter(round=round_))
         assert len(rows) == seats
@@ -89,7 +99,8 @@ def test_a_person_and_bots_play_each_variant_to_a_settlement(world: tb.World, ke
         if config.spare_cards:
             assert all(len(r.unused.split()) == 3 for r in rows)
         mine = next(r for r in rows if r.user_id == person.pk)
-        assert mine.auto == ("timeout" if by_timeout else "")
+        assert mine.auto == {"submit": "", "timeout": "timeout", "hosted": "hosted"}[how]
+        assert not mine.escaped and mine.penalty == 0
         report = round_verify(round_=round_)
         assert report.mismatches == [] and report.commitment_ok
         net = {int(p["id"]): p["delta"] + p["penalty"] for p in round_.result["players"]}
