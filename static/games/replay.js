@@ -105,25 +105,12 @@
     return step.kind === "row" ? ROW_TITLES[step.row] : STEP_TITLES[step.kind];
   }
 
-  // A card as the table draws it; jokers (RULES.md §12.2) are not in cards.js.
-  function cardNode(card) {
-    if (card === "RJ" || card === "BJ") {
-      const node = el("div", "card joker " + (card === "RJ" ? "red" : "black"));
-      node.dataset.card = card;
-      node.setAttribute("role", "img");
-      node.setAttribute("aria-label", card === "RJ" ? _("Red joker 大王") : _("Black joker 小王"));
-      const corner = el("span", "corner");
-      corner.append(el("span", "rank", card === "RJ" ? "大" : "小"), el("span", "suit", "王"));
-      node.append(corner, el("span", "pip", "★"));
-      return node;
-    }
-    return C.cardElement(card);
-  }
-
-  function cardLine(cards, className) {
+  // Cards as the table draws them (copies and jokers included, RULES.md §12); `jokers` says
+  // what each joker of a row stood for ({"RJ": "AS"}).
+  function cardLine(cards, className, jokers) {
     const line = el("div", "rp-cards " + (className || ""));
     if (className === "hand" && cards.length > 13) line.classList.add("spare");
-    cards.forEach((c) => line.append(cardNode(c)));
+    cards.forEach((c) => line.append(C.cardElement(c, { stands: (jokers || {})[c] })));
     return line;
   }
 
@@ -237,7 +224,7 @@
       w.title = fmt(_("%(water)s water"), { water: signed(water[r]) });
       label.append(w);
     }
-    block.append(label, cardLine(row.cards));
+    block.append(label, cardLine(row.cards, "", row.jokers));
     return block;
   }
 

@@ -191,6 +191,10 @@ async def play_round(
     assert report.mismatches == [] and report.commitment_ok is True
     shown = await replay(round_)
     assert len(shown["players"]) == len(users)
+    for seat in shown["players"]:  # the replay shows the set-aside cards and the jokers' values
+        assert len(seat["unused"]) == (3 if config.spare_cards else 0)
+        for row in (seat["rows"] or {}).values():
+            assert ("jokers" in row) == any(c in ("RJ", "BJ") for c in row["cards"])
     return config, room, users, socks, hands
 
 
