@@ -31,7 +31,7 @@ from games.table.state import Phase
 from lobby.models import Room
 from lobby.services import room_create, room_join
 from tests.games import test_consumers as tc
-from tests.games.test_consumers import Clock, Socket, balances, state_of, timeout
+from tests.games.test_consumers import Clock, Socket, balances, state_of, strings, timeout
 from tests.games.test_consumers_rounds import ready_and_deal as deal
 from tests.games.test_consumers_rounds import settlement_moves
 
@@ -69,6 +69,15 @@ def verify(round_: Round) -> Any:
 @database_sync_to_async
 def replay(round_: Round) -> Any:
     return round_replay_data(round_=Round.objects.get(pk=round_.pk), viewer=None)
+
+
+def without_jokers(value: Any) -> Any:
+    """``value`` without its ``jokers`` maps (a joker's value is any card, held or not)."""
+    if isinstance(value, dict):
+        return {k: without_jokers(v) for k, v in value.items() if k != "jokers"}
+    if isinstance(value, list):
+        return [without_jokers(v) for v in value]
+    return value
 
 
 def swapped(hand: dict[str, Any]) -> list[str]:
@@ -143,6 +152,16 @@ async def play_round(
     assert (await state_of(room)).phase is Phase.COMPARING
     await timeout(room, clock, "comparing")
     settled = [(await s.event("settled"))["payload"] for s in socks.values()]
+    # Nobody saw another seat's card before the comparison started (the frames each socket
+    # received, to the letter); what a joker stands for may name any card, so it is left out.
+    every = {c for hand in hands.values() for c in hand["cards"]}
+    for user, socket in socks.items():
+        mine = set(hands[user]["cards"])
+        for event in socket.frames_events():
+            if event["type"] == "phase" and event["payload"]["phase"] == "comparing":
+                break
+            seen = {text for text in strings(without_jokers(event["payload"])) if text in every}
+            assert seen <= mine, (event["type"], sorted(seen - mine))
     assert all(payload == settled[0] for payload in settled)
     payload = settled[0]
 

@@ -5,41 +5,25 @@ variant; through the whole ASGI stack and the configured channel layer."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 
 from accounts.models import User
 from games.models import RuleConfiguration
 from games.rules.config import RuleConfig
 from lobby.models import Room, Seat
 from lobby.services import room_create
+from tests.lobby import test_consumer_limits
 from tests.lobby.conftest import lobby_counts
-from tests.lobby.test_consumer_limits import Open, communicator_for
-from tests.lobby.test_consumers import TIMEOUT, Socket, connect
+from tests.lobby.test_consumer_limits import Open
+from tests.lobby.test_consumers import TIMEOUT, connect
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("transactional_db")]
 
 
-@pytest_asyncio.fixture
-async def lobby() -> AsyncIterator[Open]:
-    """lobby(user, path=...): a connected Socket and its first frame; all closed at the end."""
-    opened: list[WebsocketCommunicator] = []
-
-    async def open_socket(user: User, path: str = "/ws/lobby/") -> tuple[Socket, dict[str, Any]]:
-        communicator = await communicator_for(user, path)
-        connected, _ = await communicator.connect(timeout=TIMEOUT)
-        assert connected
-        opened.append(communicator)
-        return Socket(communicator), json.loads(await communicator.receive_from(timeout=TIMEOUT))
-
-    yield open_socket
-    for communicator in opened:
-        await communicator.disconnect()
+lobby = test_consumer_limits.lobby  # the fixture: lobby(user, path=...)
 
 
 @database_sync_to_async
