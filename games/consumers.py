@@ -47,6 +47,7 @@ from games import table_services
 from games.table.errors import TableError
 from lobby.consumers import SocketClosed, scope_language
 from lobby.errors import LobbyError, MalformedMessage, MessageTooLarge, UnknownMessageType
+from shisanshui import publish
 from shisanshui.ratelimit import (
     RateLimited,
     arate_limit_block,
@@ -184,14 +185,15 @@ def _run(service: Service, **kwargs: Any) -> None:
 @off_thread
 def _act_once(
     key: str, reply: dict[str, Any], service: Service, **kwargs: Any
-) -> tuple[dict[str, Any], table_services.Outbox]:
+) -> tuple[dict[str, Any], list[publish.Message]]:
     """The stored reply of an action already applied under ``key``; otherwise apply it and
     store ``reply``. One trip to a service thread; the messages the action committed come
-    back with the reply, for the event loop to publish (``table_services.outbox``)."""
+    back with the reply, for the event loop to publish (``shisanshui.publish.outbox``):
+    the table's events and any lobby banner alike."""
     stored = cache.get(key)
     if stored is not None:
         return dict(stored), []
-    with table_services.outbox() as box:
+    with publish.outbox() as box:
         service(**kwargs)
     cache.set(key, reply, ACTION_REPLY_SECONDS)
     return reply, box
@@ -363,7 +365,7 @@ class TableConsumer(Consumer):
         answer, box = await _act_once(
             key, reply, service, user=self.user, room=self.seat.room, **fields
         )
-        await table_services.apublish(box)
+        await publish.apublish(box)
         await self.send_json(answer)
 
     async def table_events(self, message: dict[str, Any]) -> None:

@@ -57,15 +57,11 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.dispatch import Signal
@@ -83,6 +79,7 @@ from games.table.state import Json, Phase, TableState, arranged_json
 from games.table.suggest import kept_suggestions
 from games.table.views import missed_events, snapshot_for
 from lobby.models import Room, Seat
+from shisanshui.publish import publish
 
 logger = logging.getLogger(__name__)
 
@@ -462,55 +459,10 @@ def _messages(*, events: list[Event], players: Iterable[str]) -> dict[str, Json]
     }
 
 
-# Inside ``outbox()``, the messages a thread's commits produce are kept for the caller, which
-# publishes them itself (the table's WebSocket does, from its event loop: one trip less between
-# threads per action); elsewhere (Celery tasks, the lobby) they are published at once.
-_outboxes = threading.local()
-Outbox = list[tuple[int, dict[str, Json]]]
-
-
-@contextmanager
-def outbox() -> Iterator[Outbox]:
-    """Keep this thread's committed messages in the yielded list instead of publishing them;
-    the caller must then ``await apublish(...)`` them."""
-    previous = getattr(_outboxes, "box", None)
-    box: Outbox = []
-    _outboxes.box = box
-    try:
-        yield box
-    finally:
-        _outboxes.box = previous
-
-
-async def apublish(box: Outbox) -> None:
-    """Publish messages kept by ``outbox()``, in their order. Like the on-commit hooks, a
-    failure (Redis restarting) is logged and never undoes or hides the committed action: each
-    message is tried twice (the layer reconnects), and a message lost anyway is repaired by
-    the clients (a gap in versions, or a hello after a silence)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    for table_id, messages in box:
-        for player, message in messages.items():
-            group = table_player_group(table_id, player)
-            for attempt in (1, 2):
-                try:
-                    await layer.group_send(group, message)
-                    break
-                except Exception:
-                    if attempt == 2:
-                        logger.warning("table %s: a message to %s was lost", table_id, player)
-                    else:
-                        logger.info("table %s: publishing again", table_id, exc_info=True)
-
-
 def _send(table_id: int, messages: dict[str, Json]) -> None:
-    """Publish each player's message to its group (or keep them in the thread's outbox)."""
-    box = getattr(_outboxes, "box", None)
-    if box is not None:
-        box.append((table_id, messages))
-        return
-    async_to_sync(apublish)([(table_id, messages)])
+    """Publish each player's message to its group (kept in the thread's outbox, if any:
+    shisanshui.publish)."""
+    publish([(table_player_group(table_id, player), m) for player, m in messages.items()])
 
 
 def _set_timer(table_id: int, timer: Timer) -> None:

@@ -66,8 +66,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
@@ -121,6 +119,7 @@ from lobby.selectors import (
     seat_for_user,
     variant_rules,
 )
+from shisanshui.publish import publish
 from shisanshui.ratelimit import rate_limit_check, rate_limit_hit
 
 logger = logging.getLogger(__name__)
@@ -374,9 +373,7 @@ def _notify(*, event: str, room: Room) -> None:
 
 def _group_send(group: str, message: dict[str, object]) -> Callable[[], None]:
     def send() -> None:
-        layer = get_channel_layer()
-        if layer is not None:
-            async_to_sync(layer.group_send)(group, message)
+        publish([(group, message)])
 
     return send
 

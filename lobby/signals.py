@@ -16,12 +16,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-
 from games.table.state import TableState
 from lobby.selectors import player_in_round
 from lobby.services import seats_release
+from shisanshui.publish import publish
 
 logger = logging.getLogger(__name__)
 
@@ -52,13 +50,14 @@ def tell_lobby_of_rounds(*, before: TableState, after: TableState, **_: Any) -> 
     changes = round_changes(before, after)
     if not changes:
         return
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    for user_id, playing in changes.items():
-        try:
-            async_to_sync(layer.group_send)(
-                lobby_user_group(user_id), {"type": "lobby.seat_round", "in_round": playing}
-            )
-        except Exception:  # the banner is a convenience: the next snapshot has the truth
-            logger.warning("could not tell player %s's lobby of a round", user_id, exc_info=True)
+    # Published with the table's own messages when the action came from the table's socket
+    # (shisanshui.publish.outbox): the command's reply does not wait for the lobby.
+    try:
+        publish(
+            [
+                (lobby_user_group(user_id), {"type": "lobby.seat_round", "in_round": playing})
+                for user_id, playing in changes.items()
+            ]
+        )
+    except Exception:  # the banner is a convenience: the next snapshot has the truth
+        logger.warning("could not tell the lobby of a round: %s", changes, exc_info=True)

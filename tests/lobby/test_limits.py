@@ -237,7 +237,7 @@ def test_an_idle_room_is_closed_and_the_lobby_told_on_commit(
         async def group_send(self, group: str, message: dict[str, Any]) -> None:
             sent.append(message)
 
-    monkeypatch.setattr("lobby.services.get_channel_layer", lambda: Layer())
+    monkeypatch.setattr("shisanshui.publish.get_channel_layer", lambda: Layer())
     room = open_and_leave(alice)
     age(room, seconds=299)
     assert room_close_idle(room_id=room.pk, idle_seconds=300) is None
@@ -266,7 +266,7 @@ def test_a_room_someone_sits_in_is_never_idle(alice: User, bob: User) -> None:
 def test_the_beat_task_closes_the_idle_rooms(
     settings: Any, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("lobby.services.get_channel_layer", lambda: None)
+    monkeypatch.setattr("shisanshui.publish.get_channel_layer", lambda: None)
     settings.LOBBY_IDLE_ROOM_SECONDS = 60
     idle = open_and_leave(make_player(), name="Idle")
     age(idle, seconds=61)

@@ -51,7 +51,7 @@ def total_coins() -> int:
 @pytest.fixture
 def layer(monkeypatch: pytest.MonkeyPatch) -> RecordingLayer:
     recording = RecordingLayer()
-    monkeypatch.setattr("lobby.services.get_channel_layer", lambda: recording)
+    monkeypatch.setattr("shisanshui.publish.get_channel_layer", lambda: recording)
     return recording
 
 

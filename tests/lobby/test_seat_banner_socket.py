@@ -14,6 +14,8 @@ from accounts.models import User
 from games import table_services
 from lobby.models import Room
 from lobby.services import room_create, room_join
+from lobby.signals import lobby_user_group
+from shisanshui import publish
 from tests.lobby.test_consumers import Socket, connect
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("transactional_db")]
@@ -75,3 +77,32 @@ async def test_a_player_seated_nowhere_is_in_no_round(
     _socket, snapshot = await sockets(carol)
 
     assert snapshot["seat"] is None and snapshot["in_round"] is False
+
+
+@database_sync_to_async
+def start_round_in_outbox(room: Room, players: list[User]) -> list[publish.Message]:
+    with publish.outbox() as box:
+        for player in players:
+            table_services.table_ready(user=player, room=room)
+    return box
+
+
+async def test_from_the_table_socket_the_banner_leaves_with_the_tables_messages(
+    sockets: Callable[..., Any], alice: User, bob: User
+) -> None:
+    """The table's socket runs commands inside an outbox (shisanshui.publish): the banner is
+    published from its event loop with the table's events, so the command does not wait on the
+    lobby; nothing is sent before, and once published it arrives as usual."""
+    room = await duel(alice, bob)
+    socket, _snapshot = await sockets(alice)
+
+    box = await start_round_in_outbox(room, [alice, bob])
+
+    banners = [(g, m) for g, m in box if m["type"] == "lobby.seat_round"]
+    assert sorted(g for g, _m in banners) == sorted(
+        [lobby_user_group(alice.pk), lobby_user_group(bob.pk)]
+    )
+    assert all(m["in_round"] is True for _g, m in banners)
+    await socket.nothing_more()  # kept, not sent
+    await publish.apublish(box)
+    assert await socket.next("seat.round") == {"type": "seat.round", "in_round": True}

@@ -1,0 +1,85 @@
+"""Publishing committed changes (shisanshui.publish): in order within a group, robust like the
+on-commit hooks — a Redis hiccup is retried once, and a message lost anyway never stops the
+others nor undoes the committed action — and, inside an outbox, kept for the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from games import table_services
+from lobby.signals import lobby_user_group
+from shisanshui import publish
+
+
+class FlakyLayer:
+    def __init__(self, failures: dict[str, int] | None = None) -> None:
+        self.failures = failures or {}
+        self.sent: list[tuple[str, Any]] = []
+
+    async def group_send(self, group: str, message: Any) -> None:
+        await asyncio.sleep(0)  # let the other groups' sends interleave
+        if self.failures.get(group, 0) > 0:
+            self.failures[group] -= 1
+            raise ConnectionError("Connection closed by server.")
+        self.sent.append((group, message))
+
+
+@pytest.mark.asyncio
+async def test_messages_go_out_in_order_and_a_failure_is_retried_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice, bob = (
+        table_services.table_player_group(7, "1"),
+        table_services.table_player_group(7, "2"),
+    )
+    layer = FlakyLayer({alice: 1, bob: 2})  # Alice's first try fails; Bob's both do
+    monkeypatch.setattr(publish, "get_channel_layer", lambda: layer)
+    box = [(alice, {"n": 1}), (bob, {"n": 1}), (alice, {"n": 2}), (bob, {"n": 2})]
+
+    await publish.apublish(box)
+
+    assert [m for g, m in layer.sent if g == alice] == [{"n": 1}, {"n": 2}]
+    assert [m for g, m in layer.sent if g == bob] == [{"n": 2}]
+    assert f"a message to {bob} was lost" in caplog.text
+
+
+@pytest.mark.asyncio
+async def test_a_batch_is_sent_side_by_side_but_each_group_in_its_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    layer = FlakyLayer()
+    monkeypatch.setattr(publish, "get_channel_layer", lambda: layer)
+    box = [(f"g{i % 3}", {"n": i}) for i in range(12)]
+
+    await publish.apublish(box)
+
+    assert sorted(layer.sent, key=lambda s: s[1]["n"]) == box
+    for group in ("g0", "g1", "g2"):
+        assert [m["n"] for g, m in layer.sent if g == group] == [
+            n for n in range(12) if f"g{n % 3}" == group
+        ]
+    # side by side: the three groups' first messages went out before any group's second
+    assert {g for g, _ in layer.sent[:3]} == {"g0", "g1", "g2"}
+
+
+def test_inside_an_outbox_nothing_is_published_until_the_caller_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    layer = FlakyLayer()
+    monkeypatch.setattr(publish, "get_channel_layer", lambda: layer)
+    group = table_services.table_player_group(3, "9")
+    with publish.outbox() as box:
+        table_services._send(3, {"9": {"n": 1}})
+        publish.publish([(lobby_user_group(9), {"type": "lobby.seat_round"})])
+    assert box == [(group, {"n": 1}), (lobby_user_group(9), {"type": "lobby.seat_round"})]
+    assert layer.sent == []
+    table_services._send(3, {"9": {"n": 2}})  # outside: at once
+    assert layer.sent == [(group, {"n": 2})]
+
+
+def test_without_a_channel_layer_nothing_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(publish, "get_channel_layer", lambda: None)
+    publish.publish([("g", {"n": 1})])  # no error
