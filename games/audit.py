@@ -22,7 +22,7 @@ wallet's last entry before that transaction. When both exist they are cross-chec
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -193,6 +193,24 @@ def _balances_before(round_: Round, rows: list[RoundPlayer]) -> tuple[dict[int, 
     return ({**from_ledger, **stored} if stored else from_ledger), problems
 
 
+def round_seats(
+    rows: Sequence[RoundPlayer], config: RuleConfig, balances: Mapping[int, int] | None = None
+) -> list[Seat]:
+    """The round's seats as the engine scores them, from its stored players (in their order;
+    a balance only when ``balances`` has it)."""
+    balances = balances or {}
+    return [
+        Seat(
+            str(r.user_id),
+            _hand(r, config),
+            balances.get(r.user_id),
+            r.escaped,
+            _unused(r, config),
+        )
+        for r in rows
+    ]
+
+
 def _hand(row: RoundPlayer, config: RuleConfig) -> Arranged | Declared:
     if row.arrangement is None:
         aside = set(_unused(row, config))
@@ -250,17 +268,7 @@ def round_verify(*, round_: Round) -> VerifyReport:
     report.mismatches.extend(problems)
     expected: Json | None = None
     try:
-        seats = [
-            Seat(
-                str(r.user_id),
-                _hand(r, config),
-                balances.get(r.user_id),
-                r.escaped,
-                _unused(r, config),
-            )
-            for r in rows
-        ]
-        expected = result_json(score_round(seats, config))
+        expected = result_json(score_round(round_seats(rows, config, balances), config))
     except (RulesError, KeyError, TypeError, ValueError) as exc:
         report.mismatches.append(f"cannot recompute: {exc}")
 

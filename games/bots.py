@@ -31,9 +31,10 @@ Decided here:
   (``games.table.flow.house_leaves_alone``), which frees the room. During a round they finish
   it (leaving would be an escape) and leave when it settles. At a Ready deadline the table
   presses Ready for every bot not yet ready (``flow.ready_timeout``).
-- **Special hands.** A bot plays its special unless the best arrangement's expected water
-  (``games.rules.arrange``, against three opponents) is higher than the special's water
-  against three; then it answers No and arranges.
+- **Special hands.** A bot follows the advice the table shows a person
+  (``games.rules.advice``): it plays its special unless the best arrangement's expected water
+  against this round's opponents is higher than the special's water from them; then it
+  answers No and arranges.
 - **Arranging.** It submits the engine's best arrangement (``best_arrangement``), the one the
   table's own auto-arrange would submit.
 - **Timing.** After each table transition commits, every bot that has just been given
@@ -61,7 +62,8 @@ from accounts.models import BOT_FUNDING_REASON, Entry, User
 from accounts.services import wallet_get_or_create, wallet_grant
 from games import table_services
 from games.models import Table, TableEvent
-from games.rules.arrange import arrange, best_arrangement
+from games.rules.advice import special_advice
+from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
 from games.table.events import Transition
 from games.table.state import LOBBY_PHASES, PLAY_PHASES, TableState
@@ -79,9 +81,6 @@ DELAYS: dict[str, tuple[float, float]] = {
     SPECIAL: (1.0, 2.0),
     ARRANGE: (3.0, 8.0),
 }
-# The special is compared with the best arrangement against this many opponents (the engine's
-# reference: a full table).
-OPPONENTS = 3
 # (Chinese, English) nicknames: every Chinese first character and every English initial
 # differs from the others' (see "Names" above).
 BOT_NICKNAMES: tuple[tuple[str, str], ...] = (
@@ -154,13 +153,13 @@ def bot_delay(state: TableState, *, player: str, action: str, now: float) -> flo
 
 
 def plays_special(state: TableState, *, player: str) -> bool:
-    """Whether the bot plays its special: unless the best arrangement is expected to win more."""
+    """Whether the bot plays its special: the advice the table shows a person
+    (``games.rules.advice``), against this round's opponents."""
     seat = state.seat_of(player)
     assert seat is not None and seat.hand is not None and seat.special is not None
-    config = state.config
-    special_water = config.special(seat.special).water * OPPONENTS
-    best = arrange(seat.hand, config, limit=1, opponents=OPPONENTS).best
-    return special_water >= best.expected_water
+    opponents = max(1, len(state.round_seats) - 1)
+    advice = special_advice(seat.hand, state.config, seat.special, opponents)
+    return advice.recommend == "special"
 
 
 def bot_tasks(*, before: TableState, after: TableState, now: float) -> list[tuple[int, float]]:

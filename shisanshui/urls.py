@@ -21,6 +21,7 @@ urlpatterns = [
     path("games/", include("games.urls")),
     path("api/", include("accounts.api_urls")),
     path("api/lobby/", include("lobby.api_urls")),
+    path("api/games/", include("games.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -32,7 +32,7 @@ import numpy as np
 
 from .cards import ALL_CARDS, Card, ensure_distinct, sort_key
 from .config import DEFAULT_CONFIG, RuleConfig
-from .errors import WrongCountError
+from .errors import FoulError, WrongCountError
 from .hands import Category
 from .scoring import Arranged
 from .specials import detect_special
@@ -426,6 +426,51 @@ def _arrange_spare(
 def best_arrangement(cards: Sequence[Card], config: RuleConfig = DEFAULT_CONFIG) -> Arranged:
     """The arrangement auto-arrange submits (RULES.md §6): the highest expected water."""
     return arrange(cards, config, limit=1).best.arranged()
+
+
+def expected_water_of(
+    arranged: Arranged, config: RuleConfig = DEFAULT_CONFIG, *, opponents: int = 3
+) -> float:
+    """The expected water of one given arrangement of 13 cards: the value the model gives it
+    among all the hand's splits (the same value ``arrange`` ranks suggestions by), so a
+    player's own arrangement can be set beside the best one (RULES.md §6). Raises a
+    :class:`RulesError` for a foul or for rows that are not 3, 5 and 5 cards."""
+    front, middle, back = arranged.rows()
+    if (len(front), len(middle), len(back)) != (3, 5, 5):
+        raise WrongCountError("an arrangement has rows of 3, 5 and 5 cards")
+    indices = _card_indices(arranged.cards)
+    hand = _Hand(indices, config.a2345, not config.deck.is_classic)
+    where = {card: i for i, card in enumerate(hand.cards.tolist())}
+
+    def subset(row: tuple[Card, ...], lists: dict[tuple[int, ...], int]) -> int:
+        return lists[tuple(sorted(where[c.index] for c in row))]
+
+    f = subset(front, _comb_index(3))
+    m = subset(middle, _comb_index(5))
+    b = subset(back, _comb_index(5))
+    split = m * BACKS_PER_MIDDLE + _back_rank(m, b)
+    assert int(SPLIT_F[split]) == f  # the front is what the middle and the back leave
+    if not hand.valid[split]:
+        raise FoulError("the arrangement is a foul (RULES.md §4)")
+    model = _model(config, opponents)
+    one = np.array([split], dtype=np.int64)
+    values, _triple = model.split_values(hand, *hand.rows_of(one))
+    return round(float(values[0]), 4)  # as the suggestions give it
+
+
+@lru_cache(maxsize=2)
+def _comb_index(width: int) -> dict[tuple[int, ...], int]:
+    """{positions in the hand (ascending): index of that subset in COMB3 / COMB5}."""
+    lists = _COMB3_LISTS if width == 3 else _COMB5_LISTS
+    return {tuple(sorted(c)): i for i, c in enumerate(lists)}
+
+
+def _back_rank(middle: int, back: int) -> int:
+    """The position of ``back`` among the backs that follow ``middle`` in the split order."""
+    start = middle * BACKS_PER_MIDDLE
+    backs = SPLIT_B[start : start + BACKS_PER_MIDDLE]
+    (found,) = np.flatnonzero(backs == back)
+    return int(found)
 
 
 # -- special splits --------------------------------------------------------------------------

@@ -64,7 +64,7 @@ from .state import (
     SeatState,
     TableState,
 )
-from .suggest import suggestions
+from .suggest import special_advice_json, suggestions
 
 P = ParamSpec("P")
 
@@ -273,7 +273,8 @@ def deal(
 
     Publishes the commitment to deck and salt first; each seat privately gets its cards (13,
     or 16 with spare cards; in dealing order, with when each lands), its special if any (with
-    spare cards, also the 3 it sets aside), and the suggestions.
+    spare cards, also the 3 it sets aside) with the advice on it (``advice``: play it or
+    arrange, RULES.md §5.1), and the suggestions.
     """
     verify_deal(state, deck=deck, salt=salt, start_seat=start_seat)
     config = state.config
@@ -328,6 +329,8 @@ def deal(
             "special": seat.special,
             "suggestions": suggestions(hand, config),
         }
+        if seat.special is not None:
+            payload["advice"] = special_advice_json(step.state, seat)
         if config.spare_cards:
             aside = seat.special_unused
             payload["special_unused"] = None if aside is None else [str(c) for c in aside]

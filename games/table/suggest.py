@@ -7,6 +7,9 @@ variant decks (RULES.md §12) a suggestion also names the spare cards it sets as
 
 With spare cards a player may also ask for the suggestions of the 13 cards it keeps after
 swapping with its spare tray (:func:`kept_suggestions`, the ``suggest`` message).
+
+A seat dealt a special hand also gets the advice on it (:func:`special_advice_json`): the
+special's water against the best arrangement's expected water, and which to play.
 """
 
 from __future__ import annotations
@@ -15,13 +18,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
+from games.rules.advice import special_advice
 from games.rules.api import jokers_json
 from games.rules.arrange import Suggestion, arrange
 from games.rules.cards import Card, format_cards
 from games.rules.config import RuleConfig
 
 from .errors import TableError
-from .state import PLAY_PHASES, Json, Phase, TableState
+from .state import PLAY_PHASES, Json, Phase, SeatState, TableState
 
 
 def suggestions(cards: Sequence[Card], config: RuleConfig) -> list[Json]:
@@ -83,3 +87,12 @@ def kept_suggestions(state: TableState, *, position: int, cards: Sequence[Card])
     for item in out:
         item["unused"] = aside
     return out
+
+
+def special_advice_json(state: TableState, seat: SeatState) -> Json | None:
+    """The advice on the seat's special (RULES.md §5.1, ``games.rules.advice``) against this
+    round's opponents, for the seat's own eyes; None when it holds no special."""
+    if seat.special is None or seat.hand is None or not seat.in_round:
+        return None
+    opponents = max(1, len(state.round_seats) - 1)
+    return special_advice(seat.hand, state.config, seat.special, opponents).to_json()

@@ -20,7 +20,7 @@ from .compare import revealed_hand
 from .events import Event
 from .flow import arrangement_payload
 from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, TableState
-from .suggest import suggestions
+from .suggest import special_advice_json, suggestions
 
 
 def seat_deadline(state: TableState, seat: SeatState) -> float | None:
@@ -79,6 +79,7 @@ def _private_seat(state: TableState, seat: SeatState, now: float) -> Json:
         "auto": seat.auto,
         "draft": seat.draft,
         "suggestions": suggestions(hand, state.config) if playing and hand is not None else None,
+        "advice": special_advice_json(state, seat) if playing else None,
         "deadline": deadline,
         "remaining": None if deadline is None else max(0.0, deadline - now),
     }

@@ -505,6 +505,16 @@
     action();
   });
 
+  // A player's review of its own hand (issue 17): fetched on demand from the games API.
+  const reviewButton = $("review-button");
+  if (reviewButton && window.ShisanshuiReview) {
+    reviewButton.addEventListener("click", () => {
+      window.ShisanshuiReview.load(`/api/games/rounds/${data.round.id}/review/`, $("review-box"), {
+        specialName,
+      });
+    });
+  }
+
   root.hidden = false;
   setPlaying(false);
   render();

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
@@ -26,6 +26,7 @@ from accounts.models import Account, Transaction, TransactionKind, User
 from accounts.selectors import ledger_audit, wallet_balance
 from games import bots, table_services, tasks
 from games.models import Round, RoundPlayer, RuleConfiguration, Table
+from games.rules.advice import special_advice
 from games.rules.cards import parse_cards
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.table import machine
@@ -524,6 +525,27 @@ def test_a_bot_plays_its_special_unless_arranging_is_expected_to_win_more() -> N
     pairs = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
     worthless = RuleConfig.from_dict({"specials": {"six_pairs": {"water": 0}}}, base=DEFAULT_CONFIG)
     assert not bots.plays_special(_special_state(pairs, "six_pairs", worthless), player="1")
+
+
+def test_a_bot_follows_the_advice_a_person_is_shown_for_this_rounds_opponents() -> None:
+    pairs = "AS AH KS KH QS QH JS JH TS TH 9S 9H 2C"
+    hand = parse_cards(pairs.split(), count=13)
+    answers = set()
+    for water in (0, 10, 20, 25, 30):  # six high pairs arrange well: 17.6 water vs 1 opponent
+        config = RuleConfig.from_dict(
+            {"specials": {"six_pairs": {"water": water}}}, base=DEFAULT_CONFIG
+        )
+        for players in (2, 3, 4):
+            seats = tuple(
+                SeatState(str(p + 1), p, in_round=True, hand=hand if p == 0 else None)
+                for p in range(players)
+            )
+            seats = (replace(seats[0], special="six_pairs"), *seats[1:])
+            state = TableState(capacity=4, config=config, phase=Phase.SPECIAL_CHOICE, seats=seats)
+            advice = special_advice(hand, config, "six_pairs", players - 1)
+            answers.add(bots.plays_special(state, player="1"))
+            assert bots.plays_special(state, player="1") is (advice.recommend == "special")
+    assert answers == {True, False}  # both answers were given
 
 
 def test_bot_delays_follow_the_scale_and_the_deadline(settings: Any) -> None:

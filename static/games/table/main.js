@@ -555,6 +555,15 @@ function start() {
     $("ready-button").addEventListener("click", () => {
       act("ready");
     });
+    // The review of my hand in the round just settled (issue 17): fetched on demand.
+    $("review-button").addEventListener("click", () => {
+      const round = state.table.round_no;
+      const box = $("review-box");
+      box.dataset.round = String(round);
+      window.ShisanshuiReview.load(`/api/games/rooms/${cfg.room_id}/rounds/${round}/review/`, box, {
+        specialName: words.specialName,
+      });
+    });
     $("settlement-close").addEventListener("click", () => {
       markSettlementSeen();
       persist();

@@ -42,6 +42,7 @@ export function freshYou() {
     auto: null,
     draft: null,
     suggestions: null,
+    advice: null,
     special_unused: null,
     deadline: null,
   };
@@ -457,6 +458,7 @@ const EVENTS = {
       special: p.special,
       special_unused: Array.isArray(p.special_unused) ? p.special_unused : null,
       suggestions: p.suggestions,
+      advice: p.advice || null,
       special_choice: null,
     });
     const start = state.deal ? state.deal.started_at : state.table.started_at;

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 
+from games.rules.advice import special_advice
 from games.rules.arrange import best_arrangement
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.rules.hands import ROWS, evaluate
@@ -318,6 +320,25 @@ def test_5_1_special_holder_is_asked_and_yes_plays_the_special() -> None:
     assert result is not None
     assert [p["special"] for p in result["players"]] == [None, "six_pairs", None]
     assert result["players"][1]["water"] == 8
+
+
+def test_5_1_the_special_holder_alone_is_advised_against_this_rounds_opponents() -> None:
+    game = Game(3)
+    game.start(hands={1: SIX_PAIRS})
+    hands = {int(e.audience[1:]): e.payload for e in game.events("hand")}
+    expected = special_advice(SIX_PAIRS, game.state.config, "six_pairs", 2).to_json()
+    assert hands[1]["advice"] == expected and expected["opponents"] == 2
+    assert "advice" not in hands[0] and "advice" not in hands[2]
+    # A reconnect restores it; nobody else's snapshot holds it.
+    assert snapshot_for(game.state, 1, now=game.now)["you"]["advice"] == expected
+    assert snapshot_for(game.state, 0, now=game.now)["you"]["advice"] is None
+    assert "advice" not in json.dumps(snapshot_for(game.state, None, now=game.now))
+    # Once answered and compared, it is no longer offered.
+    game.do(machine.choose_special, position=1, play_special=False)
+    game.submit_best(0)
+    game.submit_best(1)
+    game.submit_best(2)
+    assert snapshot_for(game.state, 1, now=game.now)["you"]["advice"] is None
 
 
 def test_5_1_no_means_arrange_time_minus_the_time_spent_choosing() -> None:

@@ -14,12 +14,68 @@ export function renderSpecial(ctx) {
   const water = specialWater(state, state.you.special);
   $("special-water").textContent =
     water === null ? "" : fmt(_("Worth %(water)s water from each opponent"), { water });
+  renderAdvice(state.you.advice);
   // With spare cards: the 3 cards the special sets aside.
   const aside = $("special-aside");
   const cards = state.you.special_unused;
   aside.hidden = !Array.isArray(cards) || !cards.length;
   aside.textContent = "";
   if (!aside.hidden) aside.append(setAside(cards, state.me));
+}
+
+// The advice (RULES.md §5.1): the special's water against the best arrangement's expected
+// water for these cards and this round's opponents, and which answer it recommends.
+function renderAdvice(advice) {
+  const box = $("special-advice");
+  const yes = $("special-yes");
+  const no = $("special-no");
+  box.hidden = !advice;
+  box.textContent = "";
+  yes.classList.remove("recommended");
+  no.classList.remove("recommended");
+  delete yes.dataset.recommended;
+  delete no.dataset.recommended;
+  if (!advice) return;
+  const special = advice.recommend === "special";
+  const line = (testid, text, chosen) => {
+    const p = document.createElement("p");
+    p.className = "advice-line" + (chosen ? " chosen" : "");
+    p.dataset.testid = testid;
+    p.textContent = text;
+    box.append(p);
+  };
+  const opponents = advice.opponents;
+  line(
+    "advice-special",
+    fmt(_("Declare it: %(water)s water for sure (%(each)s from each of %(n)s opponents)"), {
+      water: signed(advice.special_water),
+      each: opponents ? signed(advice.special_water / opponents) : "0",
+      n: opponents,
+    }),
+    special,
+  );
+  line(
+    "advice-arrange",
+    fmt(_("Arrange it: about %(water)s water expected with the best arrangement"), {
+      water: signed(advice.arrange_water),
+    }),
+    !special,
+  );
+  const verdict = document.createElement("p");
+  verdict.className = "advice-verdict";
+  verdict.dataset.testid = "advice-verdict";
+  verdict.textContent = special
+    ? _("Recommended: play the special hand.")
+    : _("Recommended: arrange — it is expected to win more.");
+  box.append(verdict);
+  const button = special ? yes : no;
+  button.classList.add("recommended");
+  button.dataset.recommended = "true";
+}
+
+function signed(value) {
+  const n = Math.round(Number(value) * 100) / 100;
+  return (n > 0 ? "+" : "") + n.toLocaleString(undefined, { maximumFractionDigits: 2 });
 }
 
 export function setUpSpecial(ctx) {

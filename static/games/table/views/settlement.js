@@ -49,6 +49,13 @@ export function renderSettlement(ctx) {
   if (show && readyBox.parentNode !== inDialog) inDialog.prepend(readyBox);
   if (!show && readyBox.parentNode !== home) home.insertBefore(readyBox, $("compare-panel"));
   if (!show) return;
+  // The review box belongs to one round: a new settlement starts without it.
+  const reviewBox = $("review-box");
+  if (reviewBox.dataset.round !== String(table.round_no)) {
+    reviewBox.hidden = true;
+    reviewBox.textContent = "";
+    delete reviewBox.dataset.round;
+  }
   const body = $("settlement-body");
   const names = state.names;
   if (body.dataset.round === String(table.round_no) && body.dataset.names === JSON.stringify(names)) return;

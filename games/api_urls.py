@@ -1,0 +1,14 @@
+"""The games app's API, under /api/games/."""
+
+from django.urls import path
+
+from games import apis
+
+urlpatterns = [
+    path("rounds/<int:round_id>/review/", apis.RoundReviewApi.as_view(), name="api-round-review"),
+    path(
+        "rooms/<int:room_id>/rounds/<int:number>/review/",
+        apis.TableRoundReviewApi.as_view(),
+        name="api-table-round-review",
+    ),
+]
