@@ -35,8 +35,11 @@ Decided here:
   (``games.rules.advice``): it plays its special unless the best arrangement's expected water
   against this round's opponents is higher than the special's water from them; then it
   answers No and arranges.
-- **Arranging.** It submits the engine's best arrangement (``best_arrangement``), the one the
-  table's own auto-arrange would submit.
+- **Arranging.** It plays at its room's level (``Room.bot_level``, ``games.rules.levels``):
+  ``strong`` (the default) submits the engine's best arrangement, the one the table's own
+  auto-arrange would submit; ``easy`` and ``normal`` play simple heuristics, ``expert`` a
+  rollout over the best arrangements (it thinks about a second, within its delay). An easy bot
+  always declares its special.
 - **Timing.** After each table transition commits, every bot that has just been given
   something to do gets a ``games.tasks.bot_act`` task with a human-like random countdown
   (:data:`DELAYS`, times ``settings.BOT_DELAY_SCALE``), never more than half the time left
@@ -62,9 +65,8 @@ from accounts.models import BOT_FUNDING_REASON, Entry, User
 from accounts.services import wallet_get_or_create, wallet_grant
 from games import table_services
 from games.models import Table, TableEvent
-from games.rules.advice import special_advice
-from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
+from games.rules.levels import DEFAULT_LEVEL, Play, level_play, level_plays_special
 from games.table.events import Transition
 from games.table.state import LOBBY_PHASES, PLAY_PHASES, TableState
 from lobby.models import Room, Seat
@@ -152,14 +154,13 @@ def bot_delay(state: TableState, *, player: str, action: str, now: float) -> flo
     return max(0.0, delay)
 
 
-def plays_special(state: TableState, *, player: str) -> bool:
+def plays_special(state: TableState, *, player: str, level: str = DEFAULT_LEVEL) -> bool:
     """Whether the bot plays its special: the advice the table shows a person
-    (``games.rules.advice``), against this round's opponents."""
+    (``games.rules.advice``), against this round's opponents; an easy bot always does."""
     seat = state.seat_of(player)
     assert seat is not None and seat.hand is not None and seat.special is not None
     opponents = max(1, len(state.round_seats) - 1)
-    advice = special_advice(seat.hand, state.config, seat.special, opponents)
-    return advice.recommend == "special"
+    return level_plays_special(seat.hand, state.config, seat.special, level, opponents=opponents)
 
 
 def bot_tasks(*, before: TableState, after: TableState, now: float) -> list[tuple[int, float]]:
@@ -282,20 +283,30 @@ def bot_act(*, table_id: int, user_id: int, version: int) -> Transition | None:
         return table_services.table_ready(user=bot, room=room)
     if action == SPECIAL:
         return table_services.table_choose_special(
-            user=bot, room=room, play_special=plays_special(state, player=player)
+            user=bot,
+            room=room,
+            play_special=plays_special(state, player=player, level=room.bot_level),
         )
     if action == ARRANGE:
-        seat = state.seat_of(player)
-        assert seat is not None and seat.hand is not None
-        best = best_arrangement(seat.hand, state.config)
+        play = bot_play(state, player=player, level=room.bot_level)
         return table_services.table_submit(
             user=bot,
             room=room,
-            front=format_cards(best.front),
-            middle=format_cards(best.middle),
-            back=format_cards(best.back),
+            front=format_cards(play.arranged.front),
+            middle=format_cards(play.arranged.middle),
+            back=format_cards(play.arranged.back),
+            unused=format_cards(play.unused) if state.config.spare_cards else None,
         )
     return None
+
+
+def bot_play(state: TableState, *, player: str, level: str = DEFAULT_LEVEL) -> Play:
+    """What a bot of the room's ``level`` submits for its hand (games.rules.levels), against
+    this round's opponents."""
+    seat = state.seat_of(player)
+    assert seat is not None and seat.hand is not None
+    opponents = max(1, len(state.round_seats) - 1)
+    return level_play(seat.hand, state.config, level, opponents=opponents)
 
 
 def bots_nudge() -> int:

@@ -99,6 +99,9 @@ class RoomSerializer(serializers.Serializer):
     owner = serializers.CharField(help_text="The owner's username.")
     players = RoomPlayerSerializer(many=True)
     people = serializers.IntegerField(help_text="Players seated who are not bots.")
+    bot_level = serializers.CharField(
+        help_text="How its bots play (games.rules.levels): easy, normal, strong or expert."
+    )
     version = serializers.IntegerField(help_text="Grows with every visible change.")
     code = serializers.CharField(
         allow_null=True,

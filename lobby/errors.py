@@ -83,6 +83,11 @@ class InvalidBotCount(LobbyError):
     template = _("A room of %(seats)s seats takes 0 to %(max)s bots, not %(bots)s.")
 
 
+class InvalidBotLevel(LobbyError):
+    code = "invalid_bot_level"
+    template = _("Unknown bot level %(level)s: one of %(levels)s.")
+
+
 class InvalidRules(LobbyError):
     code = "invalid_rules"
     template = _("That rule configuration cannot be used for a room.")

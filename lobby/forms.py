@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from games.models import RuleConfiguration
 from games.variants import VARIANTS, variant_name
 from lobby.errors import UnknownVariant
-from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, NAME_MAX_LENGTH, SEAT_COUNTS
+from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, NAME_MAX_LENGTH, SEAT_COUNTS, BotLevel
 from lobby.selectors import rules_max_seats, variant_row
 
 SEAT_CHOICES = [(n, str(n)) for n in SEAT_COUNTS]
@@ -130,6 +130,19 @@ class RoomCreateForm(forms.Form):
         initial=0,
         help_text=_("Bots take seats beside you, so you can play alone; they leave with you."),
     )
+    bot_level = forms.ChoiceField(
+        label=_("Bot level"),
+        choices=BotLevel.choices,
+        initial=BotLevel.STRONG,
+        required=False,
+        help_text=_(
+            "How the bots play: easy and normal use simple rules of thumb, strong the "
+            "engine's best arrangement, expert simulates the other hands before choosing."
+        ),
+    )
+
+    def clean_bot_level(self) -> str:
+        return self.cleaned_data.get("bot_level") or BotLevel.STRONG
 
     def clean_name(self) -> str | None:
         """An empty name means the default name (the service makes it)."""
@@ -157,7 +170,13 @@ class QuickJoinForm(forms.Form):
     )
     seats = forms.TypedChoiceField(label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4)
     with_bots = forms.BooleanField(label=_("Play against bots"), required=False)
+    bot_level = forms.ChoiceField(
+        label=_("Bot level"), choices=BotLevel.choices, initial=BotLevel.STRONG, required=False
+    )
     variant = VariantField(label=_("Variant"), choices=_quick_join_variant_choices)
+
+    def clean_bot_level(self) -> str:
+        return self.cleaned_data.get("bot_level") or BotLevel.STRONG
 
 
 class RoomRefForm(forms.Form):

@@ -26,6 +26,15 @@ CODE_LENGTH = 6
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 
 
+class BotLevel(models.TextChoices):
+    """How the room's bots play (games.rules.levels)."""
+
+    EASY = "easy", _("Easy (新手)")
+    NORMAL = "normal", _("Normal (普通)")
+    STRONG = "strong", _("Strong (高手)")
+    EXPERT = "expert", _("Expert (大师)")
+
+
 class RoomStatus(models.TextChoices):
     OPEN = "open", _("open")
     CLOSED = "closed", _("closed")
@@ -73,6 +82,10 @@ class Room(models.Model):
     # When the last seat was freed (null while someone sits, and for a room nobody has left
     # yet): an open room empty for LOBBY_IDLE_ROOM_SECONDS is closed (lobby.tasks).
     empty_since = models.DateTimeField(_("empty since"), null=True, blank=True)
+    # How the bots it seats play (chosen when the room is opened; issue 17).
+    bot_level = models.CharField(
+        _("bot level"), max_length=8, choices=BotLevel.choices, default=BotLevel.STRONG
+    )
 
     class Meta:
         verbose_name = _("room")
@@ -99,6 +112,9 @@ class Room(models.Model):
                 condition=Q(status=RoomStatus.OPEN, closed_at__isnull=True)
                 | Q(status=RoomStatus.CLOSED, closed_at__isnull=False),
                 name="lobby_room_closed_at_iff_closed",
+            ),
+            models.CheckConstraint(
+                condition=Q(bot_level__in=BotLevel.values), name="lobby_room_bot_level_known"
             ),
             models.UniqueConstraint(
                 fields=["code"],

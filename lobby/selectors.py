@@ -70,6 +70,7 @@ class RoomRow(TypedDict):
     owner: str
     players: list[PlayerRow]
     people: int  # players who are not bots
+    bot_level: str  # how its bots play (games.rules.levels)
     version: int
 
 
@@ -229,6 +230,7 @@ def room_row(*, room: Room) -> RoomRow:
         "owner": room.owner.get_username(),
         "players": [_player_row(s) for s in seats],
         "people": sum(1 for s in seats if not s.user.is_bot),
+        "bot_level": room.bot_level,
         "version": room.version,
     }
 

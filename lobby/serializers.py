@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from games.models import RuleConfiguration
 from games.variants import VARIANTS
-from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, SEAT_COUNTS
+from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, SEAT_COUNTS, BotLevel
 
 SEATS_HELP = (
     "2 to 6, at most what the rules' deck seats (4 classic, 5 with an extra suit, 6 with two)."
@@ -50,6 +50,12 @@ class RoomCreateInput(serializers.Serializer):
         help_text="Bot players seated beside you: 0 to seats - 1 (they play through the same "
         "services, with human-like delays, and leave when the last person leaves).",
     )
+    bot_level = serializers.ChoiceField(
+        choices=BotLevel.choices,
+        default=BotLevel.STRONG,
+        help_text="How the room's bots play (games.rules.levels): easy and normal are simple "
+        "heuristics, strong the engine's best arrangement, expert a rollout over the best ones.",
+    )
 
 
 class RoomJoinInput(serializers.Serializer):
@@ -68,6 +74,11 @@ class QuickJoinInput(serializers.Serializer):
     with_bots = serializers.BooleanField(
         default=False,
         help_text="Open a new quick room and fill its other seats with bots, to play now.",
+    )
+    bot_level = serializers.ChoiceField(
+        choices=BotLevel.choices,
+        default=BotLevel.STRONG,
+        help_text="With `with_bots`: how the bots play (easy, normal, strong, expert).",
     )
     variant = variant_field(
         "Only rooms of this variant (any rules); a room opened has the default rules if they "

@@ -83,6 +83,7 @@ from lobby.errors import (
     InsufficientCoins,
     InvalidBaseScore,
     InvalidBotCount,
+    InvalidBotLevel,
     InvalidRoomName,
     InvalidRules,
     InvalidSeatCount,
@@ -106,6 +107,7 @@ from lobby.models import (
     MAX_BASE_SCORE,
     NAME_MAX_LENGTH,
     SEAT_COUNTS,
+    BotLevel,
     Room,
     RoomStatus,
     Seat,
@@ -184,6 +186,12 @@ def _checked_base_score(base_score: object) -> int:
     ):
         raise InvalidBaseScore(base_score=base_score, max=coins(MAX_BASE_SCORE))
     return base_score
+
+
+def _checked_bot_level(level: object) -> str:
+    if not isinstance(level, str) or level not in BotLevel.values:
+        raise InvalidBotLevel(level=str(level)[:20], levels=", ".join(BotLevel.values))
+    return level
 
 
 def _checked_bots(bots: object, *, seats: int) -> int:
@@ -325,6 +333,7 @@ def _insert_room(
     seats: int,
     private: bool,
     minimum: int,
+    bot_level: str = BotLevel.STRONG,
 ) -> Room:
     """A new open room (`minimum`: its entry minimum); a private one gets a fresh code
     (retrying the rare collision)."""
@@ -336,6 +345,7 @@ def _insert_room(
         "owner": owner,
         "is_private": private,
         "entry_minimum": minimum,
+        "bot_level": bot_level,
     }
     if not private:
         return Room.objects.create(**fields)
@@ -391,6 +401,7 @@ def room_create(
     private: bool = False,
     rules: RuleConfiguration | None = None,
     bots: int = 0,
+    bot_level: str = BotLevel.STRONG,
 ) -> Room:
     """Open a room and seat its creator at position 0; `rules` defaults to the default rules,
     `name` (None) to `default_room_name` (an empty or blank name given is refused).
@@ -398,9 +409,11 @@ def room_create(
     The room has at most the seats its rules' deck deals hands for (`too_many_seats`). The
     creator must not be seated elsewhere, must have the room's entry minimum, fewer than
     LOBBY_MAX_OPEN_ROOMS open rooms and room creations left ("lobby.room_create"). `bots`
-    (0 to seats - 1) bot players take the next seats (`bots_fill`).
+    (0 to seats - 1) bot players take the next seats (`bots_fill`); they play at `bot_level`
+    (games.rules.levels; `invalid_bot_level` otherwise), as will any bot seated later.
     """
     name = _checked_name(default_room_name(owner=owner) if name is None else name)
+    bot_level = _checked_bot_level(bot_level)
     base_score = _checked_base_score(base_score)
     seats = _checked_seats(seats)
     bots = _checked_bots(bots, seats=seats)
@@ -420,6 +433,7 @@ def room_create(
         seats=seats,
         private=private,
         minimum=needed,
+        bot_level=bot_level,
     )
     _sit(room=room, user=owner, position=0)
     _notify(event=ROOM_CREATED, room=room)
@@ -507,6 +521,7 @@ def room_quick_join(
     seats: int,
     with_bots: bool = False,
     variant: str | None = None,
+    bot_level: str = BotLevel.STRONG,
 ) -> Seat:
     """Sit at the first public open room with the default rules, this base score and seat count
     that has a free seat; open one (owned by the player) when there is none.
@@ -515,9 +530,9 @@ def room_quick_join(
     instead, and a room opened has `variant_rules` (`no_variant_rules` when no configuration
     offers it). `seats` must fit the rules of a room it would open (`too_many_seats`).
 
-    `with_bots`: play now, against bots. The player always opens a new quick room and bots
-    take its other seats; bots are never added to a table where other people sit, who did not
-    ask for them.
+    `with_bots`: play now, against bots (at `bot_level`). The player always opens a new quick
+    room and bots take its other seats; bots are never added to a table where other people sit,
+    who did not ask for them.
 
     A room opened here counts like any other: refused past LOBBY_MAX_OPEN_ROOMS open rooms of
     the player's or the rate of room creations.
@@ -526,6 +541,7 @@ def room_quick_join(
     seats = _checked_seats(seats)
     if not isinstance(with_bots, bool):
         raise InvalidBotCount(bots=with_bots, seats=seats, max=seats - 1)
+    bot_level = _checked_bot_level(bot_level)
     variant = _checked_variant(variant)
     rules = _rules_of(variant)
     config = _engine_config(rules)
@@ -543,6 +559,7 @@ def room_quick_join(
             seats=seats,
             rules=rules,
             bots=seats - 1,
+            bot_level=bot_level,
         )
         return Seat.objects.get(room=room, user=user)
 

@@ -143,6 +143,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "created": _("You opened “%(room)s”."),
             "to_table": _("Go to the table"),
             "page_info": _("Page %(page)s of %(pages)s · %(total)s open rooms"),
+            "bot_levels": {level: str(name) for level, name in BOT_LEVEL_NAMES.items()},
         },
         "table_url_zero": reverse("games:table", args=[0]),
     }
@@ -175,7 +176,18 @@ def _page_row(row: RoomView, user: Any, seat: SeatView | None) -> dict[str, Any]
         "can_join": seat is None and not full,
         "can_close": row["owner"] == user.get_username() and row["seats_taken"] == 0,
         "classic": row["variant"]["tags"] == [CLASSIC],  # its badge shown subtly
+        "bots": row["seats_taken"] - row["people"],
+        "bot_level_name": BOT_LEVEL_NAMES.get(row["bot_level"], row["bot_level"]),
     }
+
+
+# How each bot level is named on a room's row (games.rules.levels).
+BOT_LEVEL_NAMES = {
+    "easy": _lazy("Easy bots"),
+    "normal": _lazy("Normal bots"),
+    "strong": _lazy("Strong bots"),
+    "expert": _lazy("Expert bots"),
+}
 
 
 def _quick_play_terms(balance: int) -> dict[str, Any] | None:

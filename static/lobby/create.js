@@ -1,7 +1,8 @@
 // The lobby's "Open a room" form: its seat choices follow the chosen rule configuration (each
 // option of the rules select carries data-max-seats, its deck's seats: 4 classic, 5 with an
-// extra suit, 6 with two), and its bot choices the seats (at most seats - 1). A convenience
-// only: the server refuses a room with more seats than its rules allow, with or without this.
+// extra suit, 6 with two), and its bot choices the seats (at most seats - 1); the bot level is
+// asked only when bots are chosen. A convenience only: the server refuses a room with more
+// seats than its rules allow, with or without this.
 (function () {
   "use strict";
 
@@ -10,6 +11,7 @@
   const rules = form.querySelector("select[name=rules]");
   const seats = form.querySelector("select[name=seats]");
   const bots = form.querySelector("select[name=bots]");
+  const level = form.querySelector("[data-bot-level]");
   if (!rules || !seats) return;
 
   // Disable the options above `most`, and move a choice above it down to it.
@@ -23,9 +25,11 @@
     const most = chosen ? Number(chosen.dataset.maxSeats) : NaN;
     limit(seats, Number.isFinite(most) && most >= 2 ? most : Infinity);
     if (bots) limit(bots, Number(seats.value) - 1);
+    if (bots && level) level.hidden = Number(bots.value) === 0;
   }
 
   rules.addEventListener("change", follow);
   seats.addEventListener("change", follow);
+  if (bots) bots.addEventListener("change", follow);
   follow();
 })();

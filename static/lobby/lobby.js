@@ -129,6 +129,18 @@
     tr.querySelector("[data-field=players]").textContent = row.players
       .map((p) => (p.username === username ? playerName(p) + " (" + strings.you + ")" : playerName(p)))
       .join(", ");
+    // The bot level, when bots sit there (a server-drawn row without bots has no badge yet).
+    let level = tr.querySelector("[data-field=bot_level]");
+    if (!level) {
+      level = document.createElement("span");
+      level.className = "bot-level-badge";
+      level.dataset.field = "bot_level";
+      level.dataset.testid = "bot-level";
+      tr.querySelector(".players-cell").append(" ", level);
+    }
+    level.textContent = ((strings.bot_levels || {})[row.bot_level] || row.bot_level || "");
+    level.dataset.level = row.bot_level || "";
+    level.hidden = !(row.seats_taken > row.people);
     const join = tr.querySelector(".join-form");
     join.hidden = seat !== null || full;
     join.querySelector("input[name=room]").value = row.id;

@@ -563,3 +563,25 @@ def test_bot_delays_follow_the_scale_and_the_deadline(settings: Any) -> None:
     assert 1.0 <= bots.bot_delay(state, player="1", action=bots.READY, now=900.0) <= 3.0
     settings.BOT_DELAY_SCALE = 0
     assert bots.bot_delay(state, player="1", action=bots.ARRANGE, now=900.0) == 0
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "strong"])
+def test_bots_play_at_their_rooms_level(world: World, level: str) -> None:
+    from games.rules.levels import level_play
+
+    alice = make_player("alice")
+    room = room_create(owner=alice, name="Levels", base_score=100, seats=3, bots=2, bot_level=level)
+    table_services.table_ready(user=alice, room=room)
+    drive_bots(room)
+    timeout(world, room)  # the deal is over
+    dealt = {s.player: s.hand for s in state_of(room).seats if s.bot}
+    drive_bots(room)
+
+    state = state_of(room)
+    for player, hand in dealt.items():
+        seat = state.seat_of(player)
+        assert seat is not None and hand is not None
+        if seat.special_choice is True:
+            continue  # declared its special
+        expected = level_play(hand, state.config, level, opponents=2).arranged
+        assert seat.arrangement == expected, level

@@ -164,3 +164,94 @@ async def test_the_socket_refuses_a_bad_bot_count(alice: User) -> None:
 
     assert error["id"] == 7 and error["error"]["code"] == "invalid_bot_count"
     assert await database_sync_to_async(unchanged)() == before
+
+
+# Bot levels (issue 17, games.rules.levels): chosen when a room seats bots, shown in its row.
+
+
+def test_the_api_opens_a_room_of_easy_bots_and_its_row_says_so(api: APIClient) -> None:
+    response = api.post(ROOMS, {**CREATE, "bots": 2, "bot_level": "easy"}, format="json")
+
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["bot_level"] == "easy"
+    assert Room.objects.get(pk=body["id"]).bot_level == "easy"
+
+
+def test_bots_play_at_the_strong_level_by_default(api: APIClient) -> None:
+    body = api.post(ROOMS, {**CREATE, "bots": 1}, format="json").json()
+    assert body["bot_level"] == "strong"
+
+
+@pytest.mark.parametrize("level", ["godlike", "", 3, None])
+def test_the_api_refuses_an_unknown_bot_level(api: APIClient, level: Any) -> None:
+    before = unchanged()
+
+    response = api.post(ROOMS, {**CREATE, "bots": 1, "bot_level": level}, format="json")
+
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "invalid"
+    assert "bot_level" in response.json()["error"]["fields"]
+    assert unchanged() == before
+
+
+def test_the_service_refuses_an_unknown_bot_level_whatever_calls_it(alice: User) -> None:
+    from lobby.errors import InvalidBotLevel
+    from lobby.services import room_create
+
+    before = unchanged()
+    with pytest.raises(InvalidBotLevel) as refused:
+        room_create(owner=alice, base_score=100, seats=4, bots=1, bot_level="godlike")
+    assert refused.value.code == "invalid_bot_level"
+    assert unchanged() == before
+    with translation.override("zh-hans"):
+        assert "机器人水平" in InvalidBotLevel(level="x", levels="easy").message
+
+
+def test_the_api_quick_joins_with_expert_bots(api: APIClient) -> None:
+    response = api.post(
+        "/api/lobby/quick-join/",
+        {"base_score": 100, "seats": 2, "with_bots": True, "bot_level": "expert"},
+        format="json",
+    )
+
+    assert response.status_code == 200, response.content
+    assert response.json()["room"]["bot_level"] == "expert"
+
+
+def test_the_page_form_asks_the_bot_level(client: Client, alice: User) -> None:
+    client.force_login(alice)
+    page = client.get("/lobby/")
+    assert b'<select name="bot_level"' in page.content
+
+    client.post("/lobby/create/", {**CREATE, "bots": "2", "bot_level": "normal"}, follow=True)
+
+    room = Room.objects.get()
+    assert room.bot_level == "normal" and bots_of(room.pk) == 2
+    listed = client.get("/lobby/").content.decode()
+    assert "Normal bots" in listed
+
+
+def test_the_schema_documents_the_bot_level(client: Client, alice: User) -> None:
+    client.force_login(alice)
+    schemas = yaml.safe_load(client.get("/api/schema/").content)["components"]["schemas"]
+
+    assert "bot_level" in schemas["RoomCreateInput"]["properties"]
+    assert "bot_level" in schemas["Room"]["properties"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.usefixtures("transactional_db")
+async def test_the_socket_opens_a_room_of_normal_bots_and_refuses_a_bad_level(
+    alice: User,
+) -> None:
+    async with lobby_socket(alice) as socket:
+        await socket.send({"type": "room.create", "id": 1, **CREATE, "bots": 1, "bot_level": "x"})
+        error = await socket.next("error")
+        assert error["error"]["code"] == "malformed_message"  # the socket's bad-field answer
+        assert "bot_level" in error["error"]["message"]
+        await socket.send(
+            {"type": "room.create", "id": 2, **CREATE, "bots": 1, "bot_level": "normal"}
+        )
+        ok = await socket.next("ok")
+        assert ok["room"]["bot_level"] == "normal"

@@ -92,6 +92,7 @@ def test_a_row_is_the_rooms_public_face(rooms: dict[str, Any]) -> None:
             {"position": 1, "username": "p1", "name": "p1", "nickname": None},
         ],
         "people": 2,
+        "bot_level": "strong",
         "version": small.version,
     }
 

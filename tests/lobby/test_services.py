@@ -535,6 +535,8 @@ def test_every_error_has_a_code_a_status_and_a_message_in_both_languages() -> No
         "minutes": 5,
         "rules": "R",
         "variant": "laizi",
+        "level": "godlike",
+        "levels": "easy, normal, strong, expert",
     }
 
     def make(cls: type[errors.LobbyError]) -> errors.LobbyError:
