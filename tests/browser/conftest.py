@@ -107,3 +107,26 @@ def module_platform(extra_env: dict[str, str] | None = None) -> Any:
             shutil.rmtree(platform.directory, ignore_errors=True)
 
     return live_platform
+
+
+@pytest.fixture
+def quiet_platform(transactional_db: None) -> Iterator[None]:
+    """After the test, before its database is flushed: wait (up to 10 s) until no other
+    connection to the test database is busy. A platform's bots, timers and sweeper may still
+    be in a transaction holding row locks, and the flush's TRUNCATE would deadlock with it."""
+    yield
+    import time as _time
+
+    from django.db import connection
+
+    deadline = _time.monotonic() + 10
+    while _time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND state <> 'idle'"
+            )
+            (busy,) = cursor.fetchone()
+        if busy == 0:
+            return
+        _time.sleep(0.1)

@@ -16,7 +16,10 @@ from tests.browser.test_lobby_pages_browser import api, expect_rows
 from tests.games.table_helpers import default_rules, make_player
 from tests.live_server import LivePlatform, session_cookie_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("quiet_platform"),
+]
 
 PAGE = 15_000
 NAMES = {"en": "Expert bots", "zh-hans": "大师机器人"}

@@ -17,6 +17,8 @@ from games.audit import round_verify
 from games.models import Round, RuleConfiguration
 from games.rules.config import RuleConfig
 from games.rules.presets import PRESETS
+from lobby.models import Seat
+from lobby.services import room_leave
 from tests.browser.conftest import NewPage, Shot, module_platform
 from tests.browser.table_flow import (
     PACING,
@@ -36,7 +38,10 @@ from tests.browser.table_flow import (
 from tests.games.table_helpers import default_rules
 from tests.live_server import LivePlatform, wait_until
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("quiet_platform"),
+]
 
 DECKS: dict[str, RuleConfig] = {p.id: p.config for p in PRESETS.values()}
 DECKS["two_extra_suits"] = RuleConfig(extra_suits=2)
@@ -155,4 +160,12 @@ def test_a_room_of_each_preset_filled_with_bots_plays_to_a_settlement(
     assert player.user is not None
     expect(player.testid("my-balance")).to_have_attribute(
         "data-balance", str(wallet_balance(user=player.user)), timeout=PAGE
+    )
+    # The person leaves (the round is settled: no escape), and the bots with her: nothing is
+    # left acting on the platform when the test's database is emptied.
+    room_leave(user=player.user)
+    wait_until(
+        "the bots to leave",
+        lambda: not Seat.objects.filter(room__name=f"Variant {key}").exists(),
+        seconds=30,
     )
