@@ -36,8 +36,9 @@ Decided here:
   against this round's opponents is higher than the special's water from them; then it
   answers No and arranges.
 - **Arranging.** It plays at its room's level (``Room.bot_level``, ``games.rules.levels``):
-  ``strong`` (the default) submits the engine's best arrangement, the one the table's own
-  auto-arrange would submit; ``easy`` and ``normal`` play simple heuristics, ``expert`` a
+  ``strong`` (the default) submits the engine's best arrangement against this round's
+  opponents (at a full table, what the table's own auto-arrange submits); ``easy`` and
+  ``normal`` play simple heuristics, ``expert`` a
   rollout over the best arrangements (it thinks about a second, within its delay). An easy bot
   always declares its special.
 - **Timing.** After each table transition commits, every bot that has just been given

@@ -5,8 +5,9 @@
            front (``Policy("strongest_back")``); always declares a special it is dealt.
 ``normal`` a fair player: the split whose rows rank highest among all hands of their size
            (``Policy("strength_sum")``); follows the special advice.
-``strong`` the engine's best arrangement (RULES.md §6, the suggestions' first; what hosting and
-           auto-arrange submit); follows the special advice (:mod:`games.rules.advice`).
+``strong`` the engine's best arrangement (RULES.md §6) against its opponents (at a full table,
+           what hosting and auto-arrange submit); follows the special advice
+           (:mod:`games.rules.advice`).
 ``expert`` a rollout player: it deals the cards it cannot see to its opponents many times
            (:data:`EXPERT_SAMPLES`), lets them play the engine's best, scores each of the best
            arrangements of its distinct category triples exactly (every rule of the

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from games.rules.api import jokers_json
-from games.rules.arrange import best_arrangement
+from games.rules.arrange import arrange
 from games.rules.cards import format_cards
 from games.rules.config import RuleConfig
 
@@ -149,7 +149,9 @@ def play_for(step: Step, position: int, reason: str) -> None:
             audience=step.seat(position).player,
         )
     else:
-        arranged = best_arrangement(seat.hand, step.state.config)
+        # The best against the opponents the table could hold (RULES.md §6).
+        best = arrange(seat.hand, step.state.config, limit=1, opponents=step.state.table_opponents)
+        arranged = best.best.arranged()
         step.update_seat(position, arrangement=arranged, auto=reason)
         step.emit(
             "arrangement",

@@ -327,7 +327,7 @@ def deal(
                 config.deal_mode, len(order), index, config.deal_interval_ms, size
             ),
             "special": seat.special,
-            "suggestions": suggestions(hand, config),
+            "suggestions": suggestions(hand, config, state.table_opponents),
         }
         if seat.special is not None:
             payload["advice"] = special_advice_json(step.state, seat)

@@ -216,6 +216,12 @@ class TableState:
         return None
 
     @property
+    def table_opponents(self) -> int:
+        """The opponents the table could hold (RULES.md §6): "best" and the suggestions are
+        valued against them, whoever sits there now."""
+        return max(1, self.capacity - 1)
+
+    @property
     def round_seats(self) -> tuple[SeatState, ...]:
         """The seats playing the current round, in position order."""
         return tuple(s for s in self.seats if s.in_round)

@@ -28,10 +28,11 @@ from .errors import TableError
 from .state import PLAY_PHASES, Json, Phase, SeatState, TableState
 
 
-def suggestions(cards: Sequence[Card], config: RuleConfig) -> list[Json]:
-    """At most 10 foul-free suggestions, best first (the shape of the engine's ``arrange``)."""
+def suggestions(cards: Sequence[Card], config: RuleConfig, opponents: int = 3) -> list[Json]:
+    """At most 10 foul-free suggestions, best first (the shape of the engine's ``arrange``),
+    valued against ``opponents`` (at a table: the opponents it could hold, RULES.md §6)."""
     out: list[Json] = []
-    for s in _suggestions(tuple(cards), config):
+    for s in _suggestions(tuple(cards), config, opponents):
         item: Json = {
             "front": format_cards(s.front),
             "middle": format_cards(s.middle),
@@ -49,8 +50,10 @@ def suggestions(cards: Sequence[Card], config: RuleConfig) -> list[Json]:
 
 
 @lru_cache(maxsize=256)
-def _suggestions(cards: tuple[Card, ...], config: RuleConfig) -> tuple[Suggestion, ...]:
-    return arrange(cards, config).suggestions
+def _suggestions(
+    cards: tuple[Card, ...], config: RuleConfig, opponents: int
+) -> tuple[Suggestion, ...]:
+    return arrange(cards, config, opponents=opponents).suggestions
 
 
 def verify_kept(state: TableState, *, position: int, cards: Sequence[Card]) -> None:
@@ -83,7 +86,7 @@ def kept_suggestions(state: TableState, *, position: int, cards: Sequence[Card])
     assert seat is not None and seat.hand is not None
     kept = tuple(sorted(cards, key=lambda c: c.index))
     aside = format_cards(c for c in seat.hand if c not in kept)
-    out = suggestions(kept, replace(state.config, spare_cards=0))
+    out = suggestions(kept, replace(state.config, spare_cards=0), state.table_opponents)
     for item in out:
         item["unused"] = aside
     return out

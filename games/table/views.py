@@ -78,7 +78,11 @@ def _private_seat(state: TableState, seat: SeatState, now: float) -> Json:
         "arrangement": arrangement,
         "auto": seat.auto,
         "draft": seat.draft,
-        "suggestions": suggestions(hand, state.config) if playing and hand is not None else None,
+        "suggestions": (
+            suggestions(hand, state.config, state.table_opponents)
+            if playing and hand is not None
+            else None
+        ),
         "advice": special_advice_json(state, seat) if playing else None,
         "deadline": deadline,
         "remaining": None if deadline is None else max(0.0, deadline - now),

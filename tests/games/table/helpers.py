@@ -207,3 +207,13 @@ def pairs(items: Sequence[int]) -> Iterator[tuple[int, int]]:
     for i, a in enumerate(items):
         for b in items[i + 1 :]:
             yield a, b
+
+
+def table_best(game: Game, position: int) -> Arranged:
+    """What the table submits for a seat (auto-arrange): the best against the opponents the
+    table could hold (RULES.md §6)."""
+    from games.rules.arrange import arrange
+
+    state = game.state
+    best = arrange(game.hand(position), state.config, limit=1, opponents=state.table_opponents)
+    return best.best.arranged()

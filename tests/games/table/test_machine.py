@@ -8,7 +8,7 @@ import json
 import pytest
 
 from games.rules.advice import special_advice
-from games.rules.arrange import best_arrangement
+from games.rules.arrange import arrange, best_arrangement
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.rules.hands import ROWS, evaluate
 from games.rules.specials import detect_special
@@ -20,7 +20,7 @@ from games.table.events import Transition
 from games.table.state import Phase
 from games.table.views import snapshot_for
 
-from .helpers import RICH, Game, arr, c, plain_deck
+from .helpers import RICH, Game, arr, c, plain_deck, table_best
 
 NO_SPECIALS = RuleConfig.from_dict({"specials": {sid: {"enabled": False} for sid in SPECIAL_IDS}})
 SIX_PAIRS = c("2S 2H 3S 3H 5S 5H 7S 7H 9S 9H KS KH AD")
@@ -451,12 +451,29 @@ def test_6_arrange_timeout_submits_the_best_arrangement_marked_timeout() -> None
     game.fire()
     seat = game.state.seat(1)
     assert seat is not None
-    assert seat.arrangement == best_arrangement(game.hand(1))
+    assert seat.arrangement == table_best(game, 1)
     assert seat.auto == "timeout"
     assert game.state.phase is Phase.COMPARING
     private = [e for e in game.events("arrangement") if e.audience == "p1"]
     assert private[0].payload["auto"] == "timeout"
     assert game.events("submitted")[-1].payload == {"position": 1, "auto": "timeout"}
+
+
+def test_6_best_and_the_suggestions_count_the_opponents_the_table_could_hold() -> None:
+    for capacity in (2, 3, 4):
+        game = Game(2, capacity=capacity)
+        game.start()
+        assert game.state.table_opponents == capacity - 1
+        hands = {int(e.audience[1:]): e.payload for e in game.events("hand")}
+        model = arrange(game.hand(0), game.state.config, opponents=capacity - 1)
+        assert [s["expected_water"] for s in hands[0]["suggestions"]] == [
+            s.expected_water for s in model.suggestions
+        ]
+        view = snapshot_for(game.state, 0, now=game.now)["you"]
+        assert view["suggestions"] == hands[0]["suggestions"]
+        game.submit_best(0)
+        game.fire()  # seat 1 times out: the best against the same opponents
+        assert game.state.seat(1).arrangement == table_best(game, 1)  # type: ignore[union-attr]
 
 
 # -- timeouts only ask -------------------------------------------------------------------------
@@ -539,7 +556,7 @@ def test_9_hosted_player_is_auto_submitted_as_soon_as_every_connected_player_has
     game.submit_best(1)
     seat = game.state.seat(2)
     assert seat is not None
-    assert seat.auto == "hosted" and seat.arrangement == best_arrangement(game.hand(2))
+    assert seat.auto == "hosted" and seat.arrangement == table_best(game, 2)
     assert game.state.phase is Phase.COMPARING
     assert game.types(mark)[:5] == ["arrangement", "submitted", "arrangement", "submitted", "phase"]
 
@@ -611,7 +628,7 @@ def test_9_leaving_mid_round_is_an_escape_played_for_at_once_and_removed_after()
     game.do(machine.leave, position=2)
     seat = game.state.seat(2)
     assert seat is not None and seat.escaped and seat.left and seat.in_round
-    assert seat.auto == "escaped" and seat.arrangement == best_arrangement(game.hand(2))
+    assert seat.auto == "escaped" and seat.arrangement == table_best(game, 2)
     with pytest.raises(TableError) as err:
         machine.verify_leave(game.state, position=2)
     assert err.value.code == "already_left"
