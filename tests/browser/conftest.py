@@ -111,14 +111,31 @@ def module_platform(extra_env: dict[str, str] | None = None) -> Any:
 
 @pytest.fixture
 def quiet_platform(transactional_db: None) -> Iterator[None]:
-    """After the test, before its database is flushed: wait (up to 10 s) until no other
-    connection to the test database is busy. A platform's bots, timers and sweeper may still
-    be in a transaction holding row locks, and the flush's TRUNCATE would deadlock with it."""
-    yield
+    """A live platform's bots, timers and sweeper may still be in a transaction when the test
+    ends, and the flush's TRUNCATE can deadlock with it (PostgreSQL then aborts the flush).
+    After the test: wait (up to 10 s) until no other connection to the test database is busy,
+    and let the flush retry a deadlock (the other transaction has finished by then)."""
     import time as _time
 
-    from django.db import connection
+    from django.db import OperationalError, connection
 
+    ops = connection.ops
+    if not getattr(ops, "_flush_retries_deadlocks", False):
+        flush = ops.execute_sql_flush
+
+        def execute_sql_flush(sql_list: Any) -> Any:
+            for attempt in range(5):
+                try:
+                    return flush(sql_list)
+                except OperationalError as exc:
+                    if "deadlock" not in str(exc) or attempt == 4:
+                        raise
+                    _time.sleep(0.5)
+            return None
+
+        ops.execute_sql_flush = execute_sql_flush  # type: ignore[method-assign]
+        ops._flush_retries_deadlocks = True  # type: ignore[attr-defined]
+    yield
     deadline = _time.monotonic() + 10
     while _time.monotonic() < deadline:
         with connection.cursor() as cursor:
