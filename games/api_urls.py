@@ -11,4 +11,6 @@ urlpatterns = [
         apis.TableRoundReviewApi.as_view(),
         name="api-table-round-review",
     ),
+    path("matches/", apis.MatchCreateApi.as_view(), name="api-matches"),
+    path("matches/<int:match_id>/", apis.MatchApi.as_view(), name="api-match"),
 ]

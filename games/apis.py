@@ -1,4 +1,5 @@
-"""The games app's HTTP API, under /api/games/: the review of one's own hand in a settled round.
+"""The games app's HTTP API, under /api/games/: the review of one's own hand in a settled round,
+and duplicate matches (opening one, its results).
 
 Browsers authenticate with their session, scripts with "Authorization: Token <key>". Refusals
 answer {"error": {"code", "message"}} like the lobby's API: 404 ``not_found`` when there is no
@@ -19,8 +20,12 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
 from games.audit import RoundInPlay
+from games.duplicate import match_results
+from games.models import MATCH_MAX_DEALS, DuplicateMatch, RuleConfiguration
 from games.review import NotYourRound, round_for_review, round_review
 from lobby.apis import ERRORS, LobbyApi, error_body
+from lobby.models import BotLevel
+from lobby.services import match_create
 
 
 class ReviewOptionSerializer(serializers.Serializer):
@@ -114,3 +119,128 @@ class TableRoundReviewApi(ReviewApi):
     )
     def get(self, request: Request, room_id: int, number: int) -> Response:
         return self.review(request, room_id=room_id, number=number)
+
+
+# -- duplicate matches (games.duplicate) -------------------------------------------------------
+
+
+class MatchEntrySerializer(serializers.Serializer):
+    table = serializers.IntegerField(help_text="The table's number in the match, from 1.")
+    player = serializers.CharField(help_text="The name players see (a bot's nickname).")
+    user_id = serializers.IntegerField()
+    bot = serializers.BooleanField()
+    water = serializers.IntegerField()
+    coins = serializers.IntegerField(help_text="Coins won or lost, escape penalty included.")
+    vs_par = serializers.FloatField(help_text="water − par, to 2 decimals.")
+    special = serializers.CharField(allow_null=True, help_text="A declared special's id.")
+    arrangement = serializers.DictField(
+        allow_null=True, help_text="front, middle, back: the rows played (card texts)."
+    )
+    auto = serializers.CharField(allow_null=True, help_text="Why it was played for the player.")
+    escaped = serializers.BooleanField()
+
+
+class MatchHandSerializer(serializers.Serializer):
+    position = serializers.IntegerField(
+        help_text="The seat, from 0: the same cards at every table."
+    )
+    cards = serializers.ListField(child=serializers.CharField(), help_text="The cards dealt.")
+    par = serializers.FloatField(help_text="The hand's average water over the tables.")
+    entries = MatchEntrySerializer(many=True, help_text="Each table's player, best first.")
+
+
+class MatchDealSerializer(serializers.Serializer):
+    deal = serializers.IntegerField()
+    commitment = serializers.CharField(help_text="The deal's deck commitment (every table's).")
+    hands = MatchHandSerializer(many=True)
+
+
+class MatchStandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    user_id = serializers.IntegerField()
+    bot = serializers.BooleanField()
+    deals = serializers.IntegerField()
+    water = serializers.IntegerField()
+    coins = serializers.IntegerField()
+    score = serializers.FloatField(help_text="The sum of water − par over the deals played.")
+
+
+class MatchRoomSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The room's id (/api/lobby/rooms/<id>/).")
+    table = serializers.IntegerField()
+
+
+class MatchSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    status = serializers.CharField(help_text="playing, finished or abandoned.")
+    tables = serializers.IntegerField()
+    deals = serializers.IntegerField()
+    seats = serializers.IntegerField(help_text="Seats per table.")
+    base_score = serializers.IntegerField()
+    rules = serializers.CharField(help_text="The rule configuration's name.")
+    rooms = MatchRoomSerializer(many=True)
+    deals_played = serializers.IntegerField(help_text="Deals every table has settled.")
+    seed_commitment = serializers.CharField(help_text="SHA-256 of the seed, from the start.")
+    seed = serializers.CharField(allow_null=True, help_text="The seed, once the match is over.")
+    seed_verified = serializers.BooleanField(
+        allow_null=True, help_text="The revealed seed matches its commitment."
+    )
+    results = MatchDealSerializer(many=True, help_text="The deals every table has settled.")
+    standings = MatchStandingSerializer(many=True)
+
+
+class MatchCreateInput(serializers.Serializer):
+    name = serializers.CharField(max_length=200, trim_whitespace=False, required=False)
+    base_score = serializers.IntegerField()
+    seats = serializers.IntegerField(help_text="Seats per table: 2 to what the rules seat.")
+    tables = serializers.IntegerField(help_text="2 to 4.")
+    deals = serializers.IntegerField(help_text=f"1 to {MATCH_MAX_DEALS}.")
+    rules = serializers.PrimaryKeyRelatedField(
+        queryset=RuleConfiguration.objects.all(), required=False, allow_null=True
+    )
+    bots = serializers.BooleanField(
+        default=False, help_text="Fill every other seat of every table with bots."
+    )
+    bot_level = serializers.ChoiceField(choices=BotLevel.choices, default=BotLevel.STRONG)
+
+
+class MatchApi(LobbyApi):
+    throttle_scope = "match_results"
+
+    def get_throttles(self) -> list[Any]:
+        return [*(t() for t in api_settings.DEFAULT_THROTTLE_CLASSES), ScopedRateThrottle()]
+
+    @extend_schema(
+        tags=["games"],
+        summary="A duplicate match's results",
+        description="Every deal all its tables have settled, each hand with what each table's "
+        "player made of it against par, and the standings; the seed once the match is over.",
+        responses={200: MatchSerializer, 403: ERRORS[403], 404: ERRORS[404], 429: ERRORS[429]},
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        found = DuplicateMatch.objects.select_related("rules").filter(pk=match_id).first()
+        if found is None:
+            return Response(
+                error_body("not_found", _("No such duplicate match.")),
+                status=status.HTTP_404_NOT_FOUND,
+            )
+        return Response(MatchSerializer(match_results(found)).data)
+
+
+class MatchCreateApi(LobbyApi):
+    @extend_schema(
+        tags=["games"],
+        summary="Open a duplicate match and sit at its first table",
+        description="Tables (2 to 4) with the same rules, base score and seats play the same "
+        "deals in lockstep; checked like a room, one playing match per owner (409 "
+        "too_many_matches), and it spends one room creation of the lobby's rate.",
+        request=MatchCreateInput,
+        responses={201: MatchSerializer, **{c: ERRORS[c] for c in (400, 403, 409, 429)}},
+    )
+    def post(self, request: Request) -> Response:
+        payload = MatchCreateInput(data=request.data)
+        payload.is_valid(raise_exception=True)
+        match = match_create(owner=request.user, **payload.validated_data)
+        return Response(MatchSerializer(match_results(match)).data, status=status.HTTP_201_CREATED)

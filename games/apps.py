@@ -9,6 +9,7 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         # The table's timers and the bots' tasks are scheduled by games.tasks, which listens
         # to the table services' signals.
-        from games import tasks
+        from games import duplicate, tasks
 
         tasks.connect()
+        duplicate.connect()  # a duplicate match's tables move together

@@ -129,9 +129,10 @@ def bot_action(state: TableState, *, player: str) -> str | None:
         return None
     if state.phase in LOBBY_PHASES:
         people = [s for s in state.seats if not s.bot]
-        if not seat.ready and people and all(s.ready for s in people):
-            return READY
-        return None
+        # At a duplicate match's table of bots only (the field), the bots are ready at once.
+        if seat.ready or state.match_over or not (people or state.lockstep):
+            return None
+        return READY if all(s.ready for s in people) else None
     if state.phase not in PLAY_PHASES:
         return None
     if not seat.in_round or seat.hand is None or seat.escaped or seat.done:

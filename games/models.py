@@ -496,3 +496,79 @@ class RoundPlayer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.round} #{self.position}"
+
+
+# A duplicate match's size (issue 17): enough tables to compare a hand several times, few enough
+# for one lobby page; deals as in a short duplicate session.
+MATCH_TABLES = (2, 3, 4)
+MATCH_MAX_DEALS = 24
+
+
+class MatchStatus(models.TextChoices):
+    PLAYING = "playing", _("playing")
+    FINISHED = "finished", _("finished")
+    ABANDONED = "abandoned", _("abandoned")
+
+
+class DuplicateMatch(models.Model):
+    """A duplicate match (复式赛, issue 17): ``tables`` rooms (``Room.match``) with the same rules,
+    base score and seats play the same ``deals`` deals in lockstep, so players who held the
+    same cards can be compared (:mod:`games.duplicate`).
+
+    Every deal is derived from ``seed`` (secret until the match ends: never shown, nor in the
+    admin, before ``finished_at``); ``seed_commitment`` (SHA-256 of the seed) is public from
+    the start, so anyone can check afterwards that all the deals were fixed before the first
+    (``games.table.deck.seeded_deck``).
+    """
+
+    name = models.CharField(_("name"), max_length=40)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("owner"),
+        on_delete=models.PROTECT,
+        related_name="owned_matches",
+    )
+    rules = models.ForeignKey(
+        RuleConfiguration,
+        verbose_name=_("rule configuration"),
+        on_delete=models.PROTECT,
+        related_name="matches",
+    )
+    base_score = models.PositiveIntegerField(_("base score (底分)"))
+    seats = models.PositiveSmallIntegerField(_("seats per table"))
+    tables = models.PositiveSmallIntegerField(_("tables"))
+    deals = models.PositiveSmallIntegerField(_("deals"))
+    seed = models.CharField(_("seed"), max_length=64, editable=False)
+    seed_commitment = models.CharField(_("seed commitment"), max_length=64, editable=False)
+    status = models.CharField(
+        _("status"), max_length=10, choices=MatchStatus.choices, default=MatchStatus.PLAYING
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("duplicate match")
+        verbose_name_plural = _("duplicate matches")
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(tables__in=MATCH_TABLES), name="games_match_tables_2_to_4"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(deals__gte=1, deals__lte=MATCH_MAX_DEALS),
+                name="games_match_deals_in_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status=MatchStatus.PLAYING, finished_at__isnull=True)
+                | (~models.Q(status=MatchStatus.PLAYING) & models.Q(finished_at__isnull=False)),
+                name="games_match_finished_at_iff_over",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def seed_revealed(self) -> str | None:
+        """The seed, once the match is over (None before)."""
+        return self.seed if self.status != MatchStatus.PLAYING else None

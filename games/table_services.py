@@ -69,10 +69,11 @@ from django.utils import timezone
 
 from accounts.models import Account, AccountKind, TransactionKind, User
 from accounts.services import account_system_get_or_create, ledger_post
-from games.models import Round, RoundPlayer, Table, TableEvent
+from games.models import DuplicateMatch, Round, RoundPlayer, Table, TableEvent
 from games.rules.cards import Card, Deck, format_cards, parse_cards
 from games.rules.errors import RulesError
 from games.table import machine
+from games.table.deck import seeded_deck, seeded_salt, seeded_start_seat
 from games.table.errors import StaleTimeout, TableError
 from games.table.events import ALL, NOBODY, Event, Timer, Transition
 from games.table.state import Json, Phase, TableState, arranged_json
@@ -113,6 +114,11 @@ def table_player_group(table_id: int, player: str) -> str:
 def table_initial_state(*, room: Room) -> TableState:
     """An empty table for ``room``: its seats, its rules at its own base score."""
     config = replace(room.rules.engine_config(), base_score=room.base_score)
+    if room.match_id is not None:  # a duplicate match's table plays its deals in lockstep
+        assert room.match is not None
+        return TableState(
+            capacity=room.seats, config=config, lockstep=True, last_round=room.match.deals
+        )
     return TableState(capacity=room.seats, config=config)
 
 
@@ -289,12 +295,27 @@ def _balances(state: TableState) -> dict[str, int]:
 
 
 def _deal(*, table: Table, state: TableState, now: float) -> Transition:
-    """Shuffle, pick the starting seat, deal, and record the round with its commitment."""
-    rng = secrets.SystemRandom()
-    deck = list(state.config.deck.cards)
-    rng.shuffle(deck)
-    salt = secrets.token_hex(16)
-    start_seat = rng.choice([s.position for s in state.round_seats])
+    """Shuffle, pick the starting seat, deal, and record the round with its commitment.
+
+    A duplicate match's table deals the match's deal of this number instead, derived from the
+    match's secret seed (``games.table.deck.seeded_deck``): every table of the match gets the
+    same deck, salt and starting seat."""
+    positions = [s.position for s in state.round_seats]
+    if state.lockstep:
+        seed = (
+            DuplicateMatch.objects.filter(rooms__pk=table.room_id)
+            .values_list("seed", flat=True)
+            .get()
+        )
+        deck = list(seeded_deck(state.config.deck.cards, seed, state.round_no))
+        salt = seeded_salt(seed, state.round_no)
+        start_seat = seeded_start_seat(positions, seed, state.round_no)
+    else:
+        rng = secrets.SystemRandom()
+        deck = list(state.config.deck.cards)
+        rng.shuffle(deck)
+        salt = secrets.token_hex(16)
+        start_seat = rng.choice(positions)
     dealt = machine.deal(state, deck=deck, salt=salt, start_seat=start_seat, now=now)
     new = dealt.state
     assert new.commitment is not None
@@ -761,3 +782,22 @@ def table_resync(*, table_id: int, player: str, since: int | None) -> Json:
         if missed is not None:
             return {"version": state.version, "events": [e.message() for e in missed]}
     return {"version": state.version, "snapshot": snapshot_for(state, position, now=_now())}
+
+
+# -- several tables at once (a duplicate match, games.duplicate) --------------------------------
+
+
+def tables_locked(*, room_ids: list[int]) -> list[Table]:
+    """The rooms' tables, locked in the lock order: every room (ascending id), then their
+    tables (by room). Tables not created yet are created first."""
+    ordered = sorted(room_ids)
+    list(Room.objects.select_for_update().filter(pk__in=ordered).order_by("pk").values("pk"))
+    for room in Room.objects.filter(pk__in=ordered).exclude(table__isnull=False):
+        table_for_room(room=room)
+    return list(Table.objects.select_for_update().filter(room_id__in=ordered).order_by("room_id"))
+
+
+def table_command(*, table: Table, command: Command) -> Transition:
+    """Apply ``command`` to a table the caller has locked (:func:`tables_locked`), like any
+    player's command: deal, save, log, settle, notify on commit."""
+    return _run(table=table, command=command, now=_now())

@@ -26,7 +26,7 @@ from typing import Any
 from celery import shared_task
 from django.utils import timezone
 
-from games import bots, table_services
+from games import bots, duplicate, table_services
 from games.models import Table
 from games.table.events import Timer
 from games.table.state import TableState
@@ -65,6 +65,7 @@ def sweep_deadlines() -> int:
         bots.bots_nudge()
     except Exception:
         logger.exception("nudging the bots failed")
+    duplicate.matches_sweep()
     return len(overdue)
 
 

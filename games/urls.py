@@ -8,4 +8,5 @@ urlpatterns = [
     path("table/<int:room_id>/", views.table, name="table"),
     path("history/", views.history, name="history"),
     path("rounds/<int:round_id>/replay/", views.replay, name="round_replay"),
+    path("matches/<int:match_id>/", views.match, name="match"),
 ]

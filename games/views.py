@@ -14,8 +14,9 @@ from django.views.decorators.http import require_GET
 
 from accounts.selectors import wallet_balance
 from games import audit
+from games.duplicate import match_results
 from games.labels import CATEGORY_EN, category_name, special_name
-from games.models import Round
+from games.models import DuplicateMatch, Round
 from games.replay import round_replay_data
 from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
@@ -115,3 +116,57 @@ def _hand_names() -> dict[str, dict[str, dict[str, str]]]:
         "specials": {s.id: {"zh": s.zh, "en": s.en} for s in SPECIAL_INFO},
         "categories": {c.id: {"zh": zh, "en": CATEGORY_EN[c.id]} for c, zh in CATEGORY_ZH.items()},
     }
+
+
+_SUITS = {"S": ("♠", False), "H": ("♥", True), "C": ("♣", False), "D": ("♦", True)}
+
+
+def card_view(text: str) -> dict[str, object]:
+    """A card's text ("AS", "TD", a copy "7D2", a joker "RJ"/"BJ") as the page shows it."""
+    if text in ("RJ", "BJ"):
+        return {"text": text, "rank": _("Joker"), "suit": "", "red": text == "RJ"}
+    rank, suit = text[0], text[1]
+    symbol, red = _SUITS.get(suit, (suit, False))
+    return {
+        "text": text,
+        "rank": "10" if rank == "T" else rank,
+        "suit": symbol + ("′" * (len(text) - 2)),
+        "red": red,
+    }
+
+
+def _rows_view(entry: dict[str, object]) -> list[list[dict[str, object]]]:
+    arrangement = entry.get("arrangement")
+    if not isinstance(arrangement, dict):
+        return []
+    return [[card_view(c) for c in arrangement.get(row, [])] for row in ("front", "middle", "back")]
+
+
+@login_required
+@require_GET
+def match(request: HttpRequest, match_id: int) -> HttpResponse:
+    """A duplicate match's results (games.duplicate.match_results): every deal all its tables
+    have settled, each hand with what every table's player made of it against the hand's par,
+    and the standings. Any signed-in player may read it: it shows only what the tables showed
+    everyone at the reveal, and the seed only once the match is over."""
+    found = get_object_or_404(DuplicateMatch.objects.select_related("rules"), pk=match_id)
+    data = match_results(found)
+    seat = seat_view(user=request.user)
+    my_rooms = {r["id"] for r in data["rooms"]}
+    for deal in data["results"]:
+        for hand in deal["hands"]:
+            hand["card_views"] = [card_view(c) for c in hand["cards"]]
+            for entry in hand["entries"]:
+                entry["rows"] = _rows_view(entry)
+                entry["special_name"] = special_name(entry["special"]) if entry["special"] else ""
+                entry["mine"] = entry["user_id"] == request.user.pk
+    for entry in data["standings"]:
+        entry["mine"] = entry["user_id"] == request.user.pk
+    context = {
+        "match": found,
+        "data": data,
+        "seated_here": seat is not None and seat["room"]["id"] in my_rooms,
+        "seat": seat,
+        "api_url": reverse("api-match", args=[match_id]),
+    }
+    return render(request, "games/match.html", context)

@@ -82,6 +82,14 @@ class RoomPlayerSerializer(serializers.Serializer):
     )
 
 
+class RoomMatchSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The duplicate match's id (/api/games/matches/<id>/).")
+    table = serializers.IntegerField(help_text="This room's table number in the match, from 1.")
+    tables = serializers.IntegerField()
+    deals = serializers.IntegerField()
+    status = serializers.CharField(help_text="playing, finished or abandoned.")
+
+
 class RoomSerializer(serializers.Serializer):
     """A room's public row (the same as the live lobby events), plus its code for its owner
     and the players seated in it."""
@@ -101,6 +109,11 @@ class RoomSerializer(serializers.Serializer):
     people = serializers.IntegerField(help_text="Players seated who are not bots.")
     bot_level = serializers.CharField(
         help_text="How its bots play (games.rules.levels): easy, normal, strong or expert."
+    )
+    match = RoomMatchSerializer(
+        allow_null=True,
+        help_text="A duplicate match's table: every table of the match plays the same deals; "
+        "null for an ordinary room.",
     )
     version = serializers.IntegerField(help_text="Grows with every visible change.")
     code = serializers.CharField(

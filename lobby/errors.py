@@ -57,6 +57,16 @@ class InvalidSeatCount(LobbyError):
     template = _("A room has 2 to 6 seats, not %(seats)s.")
 
 
+class InvalidMatchTables(LobbyError):
+    code = "invalid_match_tables"
+    template = _("A duplicate match has 2 to 4 tables, not %(tables)s.")
+
+
+class InvalidMatchDeals(LobbyError):
+    code = "invalid_match_deals"
+    template = _("A duplicate match has 1 to %(max)s deals, not %(deals)s.")
+
+
 class TooManySeats(LobbyError):
     """More seats than the room's rules deal hands for (their deck's `max_seats`, RULES.md
     §12.5: 4 with the classic deck, 5 with one extra suit, 6 with two, 4 with spare cards)."""
@@ -189,6 +199,15 @@ class TooManyRooms(LobbyError):
     template = _(
         "You already have %(max)s open rooms, the most one player may have. Close one of your "
         "empty rooms first; an empty room also closes by itself after %(minutes)s minutes."
+    )
+
+
+class TooManyMatches(LobbyError):
+    code = "too_many_matches"
+    status = 409
+    template = _(
+        "You already have a duplicate match being played: one at a time. It ends after its "
+        "last deal, or when nobody plays at its tables any more."
     )
 
 

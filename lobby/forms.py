@@ -7,7 +7,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _now
 from django.utils.translation import gettext_lazy as _
 
-from games.models import RuleConfiguration
+from games.models import MATCH_MAX_DEALS, MATCH_TABLES, RuleConfiguration
 from games.variants import VARIANTS, variant_name
 from lobby.errors import UnknownVariant
 from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, NAME_MAX_LENGTH, SEAT_COUNTS, BotLevel
@@ -146,6 +146,63 @@ class RoomCreateForm(forms.Form):
 
     def clean_name(self) -> str | None:
         """An empty name means the default name (the service makes it)."""
+        name = self.cleaned_data.get("name")
+        return name if name and name.strip() else None
+
+
+MATCH_SEAT_CHOICES = [(n, str(n)) for n in (2, 3, 4)]
+MATCH_TABLE_CHOICES = [(n, str(n)) for n in MATCH_TABLES]
+DEFAULT_MATCH_DEALS = 6
+
+
+class MatchCreateForm(forms.Form):
+    """A duplicate match (games.duplicate): several tables play the same deals."""
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=NAME_MAX_LENGTH,
+        required=False,
+        help_text=_("Optional: your name's table by default."),
+    )
+    rules = RulesChoiceField(
+        label=_("Rules"),
+        queryset=RuleConfiguration.objects.order_by("-is_default", "name"),
+        required=False,
+        empty_label=None,
+    )
+    base_score = forms.IntegerField(
+        label=_("Base score"),
+        initial=DEFAULT_BASE_SCORE,
+        widget=forms.NumberInput(attrs={"min": 1, "max": MAX_BASE_SCORE}),
+    )
+    seats = forms.TypedChoiceField(
+        label=_("Seats per table"), choices=MATCH_SEAT_CHOICES, coerce=int, initial=4
+    )
+    tables = forms.TypedChoiceField(
+        label=_("Tables"), choices=MATCH_TABLE_CHOICES, coerce=int, initial=2
+    )
+    deals = forms.IntegerField(
+        label=_("Deals"),
+        initial=DEFAULT_MATCH_DEALS,
+        widget=forms.NumberInput(attrs={"min": 1, "max": MATCH_MAX_DEALS}),
+    )
+    bots = forms.BooleanField(
+        label=_("Fill the other seats with bots"),
+        required=False,
+        initial=True,
+        help_text=_(
+            "The other tables' bots are the field: they hold the same cards as you and your "
+            "opponents."
+        ),
+    )
+    bot_level = forms.ChoiceField(
+        label=_("Bot level"), choices=BotLevel.choices, initial=BotLevel.STRONG, required=False
+    )
+
+    def clean_bot_level(self) -> str:
+        return self.cleaned_data.get("bot_level") or BotLevel.STRONG
+
+    def clean_name(self) -> str | None:
         name = self.cleaned_data.get("name")
         return name if name and name.strip() else None
 

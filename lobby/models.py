@@ -86,6 +86,16 @@ class Room(models.Model):
     bot_level = models.CharField(
         _("bot level"), max_length=8, choices=BotLevel.choices, default=BotLevel.STRONG
     )
+    # A table of a duplicate match (issue 17): which match, and its number there (1, 2, …).
+    match = models.ForeignKey(
+        "games.DuplicateMatch",
+        verbose_name=_("duplicate match"),
+        on_delete=models.PROTECT,
+        related_name="rooms",
+        null=True,
+        blank=True,
+    )
+    match_table = models.PositiveSmallIntegerField(_("match table"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("room")
@@ -115,6 +125,14 @@ class Room(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(bot_level__in=BotLevel.values), name="lobby_room_bot_level_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(match__isnull=True, match_table__isnull=True)
+                | Q(match__isnull=False, match_table__gte=1),
+                name="lobby_room_match_table_iff_match",
+            ),
+            models.UniqueConstraint(
+                fields=["match", "match_table"], name="lobby_room_match_table_once"
             ),
             models.UniqueConstraint(
                 fields=["code"],

@@ -56,6 +56,14 @@ class VariantRow(TypedDict):
     labels: VariantLabels  # both (a live row's reader picks)
 
 
+class MatchRow(TypedDict):
+    id: int
+    table: int  # this room's table number in the match, from 1
+    tables: int
+    deals: int
+    status: str
+
+
 class RoomRow(TypedDict):
     id: int
     name: str
@@ -71,13 +79,14 @@ class RoomRow(TypedDict):
     players: list[PlayerRow]
     people: int  # players who are not bots
     bot_level: str  # how its bots play (games.rules.levels)
+    match: MatchRow | None  # a duplicate match's table (issue 17)
     version: int
 
 
 def _rooms() -> QuerySet[Room]:
     """Rooms with everything their row needs, in two queries whatever their number."""
     return (
-        Room.objects.select_related("rules", "owner")
+        Room.objects.select_related("rules", "owner", "match")
         .annotate(
             seats_taken=Count("taken_seats"),
             people=Count("taken_seats", filter=Q(taken_seats__user__is_bot=False)),
@@ -231,7 +240,22 @@ def room_row(*, room: Room) -> RoomRow:
         "players": [_player_row(s) for s in seats],
         "people": sum(1 for s in seats if not s.user.is_bot),
         "bot_level": room.bot_level,
+        "match": _match_row(room),
         "version": room.version,
+    }
+
+
+def _match_row(room: Room) -> MatchRow | None:
+    match = room.match
+    if match is None:
+        return None
+    assert room.match_table is not None
+    return {
+        "id": match.pk,
+        "table": room.match_table,
+        "tables": match.tables,
+        "deals": match.deals,
+        "status": match.status,
     }
 
 

@@ -74,9 +74,16 @@ from accounts.models import User
 from accounts.selectors import wallet_balance
 from games import bots as games_bots
 from games import table_services
-from games.models import RuleConfiguration
+from games.models import (
+    MATCH_MAX_DEALS,
+    MATCH_TABLES,
+    DuplicateMatch,
+    MatchStatus,
+    RuleConfiguration,
+)
 from games.rules.config import RuleConfig
 from games.rules.errors import ConfigError
+from games.table.deck import seed_commitment
 from games.table.errors import TableError
 from lobby.errors import (
     AlreadySeated,
@@ -84,6 +91,8 @@ from lobby.errors import (
     InvalidBaseScore,
     InvalidBotCount,
     InvalidBotLevel,
+    InvalidMatchDeals,
+    InvalidMatchTables,
     InvalidRoomName,
     InvalidRules,
     InvalidSeatCount,
@@ -96,6 +105,7 @@ from lobby.errors import (
     RoomFull,
     RoomNotEmpty,
     RoomNotFound,
+    TooManyMatches,
     TooManyRooms,
     TooManySeats,
     WrongRoomCode,
@@ -278,7 +288,8 @@ def _check_can_open(*, owner: User) -> None:
     No race: only a player seated nowhere opens a room, and opening one seats them (one seat
     per player, a unique constraint), so one player's openings never run side by side."""
     most = settings.LOBBY_MAX_OPEN_ROOMS
-    if Room.objects.filter(owner=owner, status=RoomStatus.OPEN).count() >= most:
+    opened = Room.objects.filter(owner=owner, status=RoomStatus.OPEN, match__isnull=True)
+    if opened.count() >= most:
         raise TooManyRooms(max=most, minutes=math.ceil(settings.LOBBY_IDLE_ROOM_SECONDS / 60))
     limited = rate_limit_hit(ROOM_CREATIONS, owner.pk)
     if limited is not None:
@@ -334,6 +345,8 @@ def _insert_room(
     private: bool,
     minimum: int,
     bot_level: str = BotLevel.STRONG,
+    match: DuplicateMatch | None = None,
+    match_table: int | None = None,
 ) -> Room:
     """A new open room (`minimum`: its entry minimum); a private one gets a fresh code
     (retrying the rare collision)."""
@@ -346,6 +359,8 @@ def _insert_room(
         "is_private": private,
         "entry_minimum": minimum,
         "bot_level": bot_level,
+        "match": match,
+        "match_table": match_table,
     }
     if not private:
         return Room.objects.create(**fields)
@@ -454,6 +469,107 @@ def bots_fill(*, room: Room, count: int) -> list[User]:
     Room.objects.select_for_update().filter(pk=room.pk).values_list("pk", flat=True).get()
     if not Seat.objects.filter(room=room, user__is_bot=False).exists():
         return []  # bots never sit without a person (they would leave at once)
+    return _seat_bots(room=room, count=count)
+
+
+def _checked_match_tables(tables: object) -> int:
+    if isinstance(tables, bool) or not isinstance(tables, int) or tables not in MATCH_TABLES:
+        raise InvalidMatchTables(tables=str(tables)[:20])
+    return tables
+
+
+def _checked_match_deals(deals: object) -> int:
+    if isinstance(deals, bool) or not isinstance(deals, int) or not 1 <= deals <= MATCH_MAX_DEALS:
+        raise InvalidMatchDeals(deals=str(deals)[:20], max=MATCH_MAX_DEALS)
+    return deals
+
+
+@transaction.atomic
+def match_create(
+    *,
+    owner: User,
+    base_score: int,
+    seats: int,
+    tables: int,
+    deals: int,
+    name: str | None = None,
+    rules: RuleConfiguration | None = None,
+    bots: bool = False,
+    bot_level: str = BotLevel.STRONG,
+) -> DuplicateMatch:
+    """Open a duplicate match (games.duplicate): ``tables`` public rooms "<name> · 1", "· 2", …
+    with the same rules, base score and seats, whose tables play the same ``deals`` deals in
+    lockstep; the creator sits at table 1, position 0. With ``bots``, every other seat of every
+    table takes a bot at ``bot_level`` (a table of bots is "the field" a person's play is
+    compared with).
+
+    Checked as a room is (name, seats, base score, rules, entry minimum, not seated elsewhere),
+    and: 2 to 4 tables (``invalid_match_tables``), 1 to MATCH_MAX_DEALS deals
+    (``invalid_match_deals``), one playing match per owner (``too_many_matches``); opening one
+    spends one room creation of the rate "lobby.room_create". Its rooms do not count against
+    LOBBY_MAX_OPEN_ROOMS. The seed is drawn here (``secrets``), its commitment stored beside it.
+    """
+    tables = _checked_match_tables(tables)
+    deals = _checked_match_deals(deals)
+    name = _checked_name(default_room_name(owner=owner) if name is None else name)
+    suffix = f" · {tables}"
+    name = name[: NAME_MAX_LENGTH - len(suffix)].rstrip()
+    bot_level = _checked_bot_level(bot_level)
+    base_score = _checked_base_score(base_score)
+    seats = _checked_seats(seats)
+    if not isinstance(bots, bool):
+        raise InvalidBotCount(bots=str(bots)[:20], seats=seats, max=seats - 1)
+    rules = rules if rules is not None else _default_rules()
+    config = _engine_config(rules)
+    _check_seats_fit(rules=rules, config=config, seats=seats)
+    needed = _entry_minimum(config, base_score=base_score)
+    _check_not_seated(user=owner)
+    _check_can_afford(user=owner, needed=needed)
+    if DuplicateMatch.objects.filter(owner=owner, status=MatchStatus.PLAYING).exists():
+        raise TooManyMatches()
+    limited = rate_limit_hit(ROOM_CREATIONS, owner.pk)
+    if limited is not None:
+        raise RateLimitedError(retry_after=limited.retry_after)
+
+    seed = secrets.token_hex(32)
+    match = DuplicateMatch.objects.create(
+        name=name,
+        owner=owner,
+        rules=rules,
+        base_score=base_score,
+        seats=seats,
+        tables=tables,
+        deals=deals,
+        seed=seed,
+        seed_commitment=seed_commitment(seed),
+    )
+    rooms = []
+    for number in range(1, tables + 1):
+        room = _insert_room(
+            owner=owner,
+            name=f"{name} · {number}",
+            rules=rules,
+            base_score=base_score,
+            seats=seats,
+            private=False,
+            minimum=needed,
+            bot_level=bot_level,
+            match=match,
+            match_table=number,
+        )
+        table_services.table_for_room(room=room)
+        rooms.append(room)
+    _sit(room=rooms[0], user=owner, position=0)
+    for room in rooms:
+        _notify(event=ROOM_CREATED, room=room)
+    if bots:
+        for room in rooms:
+            _seat_bots(room=room, count=seats - (1 if room is rooms[0] else 0))
+    return match
+
+
+def _seat_bots(*, room: Room, count: int) -> list[User]:
+    """Seat ``count`` bots in the room's free seats, funded up to the entry minimum."""
     bots = games_bots.bots_idle(count)
     while len(bots) < count:
         bots.append(games_bots.bot_create())

@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.lobby, name="index"),
     path("play/", views.play, name="play"),
     path("create/", views.create, name="create"),
+    path("create-match/", views.create_match, name="create_match"),
     path("join/", views.join, name="join"),
     path("quick-join/", views.quick_join, name="quick_join"),
     path("leave/", views.leave, name="leave"),

@@ -25,6 +25,7 @@ from games.models import RuleConfiguration
 from games.variants import CLASSIC, VARIANT_HELP, variant_name
 from lobby.errors import LobbyError
 from lobby.forms import (
+    MatchCreateForm,
     QuickJoinForm,
     RoomCreateForm,
     RoomFilterForm,
@@ -45,6 +46,7 @@ from lobby.services import (
     QUICK_PLAY_BASE_SCORES,
     default_room_name,
     entry_minimum,
+    match_create,
     quick_play_base_score,
     room_close,
     room_create,
@@ -144,6 +146,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "to_table": _("Go to the table"),
             "page_info": _("Page %(page)s of %(pages)s · %(total)s open rooms"),
             "bot_levels": {level: str(name) for level, name in BOT_LEVEL_NAMES.items()},
+            "duplicate": _("Duplicate %(table)s/%(tables)s"),
+            "match_url": reverse("games:match", args=[0]),
         },
         "table_url_zero": reverse("games:table", args=[0]),
     }
@@ -273,6 +277,43 @@ def create(request: HttpRequest) -> HttpResponse:
         return _("You opened “%(room)s”.") % {"room": room.name}
 
     return _act(request, RoomCreateForm(request.POST), action, to_table=True)
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def create_match(request: HttpRequest) -> HttpResponse:
+    """The duplicate match form (GET), and opening one (POST, games.duplicate): the player goes
+    to its first table; a refusal comes back to the form with the reason."""
+    form = MatchCreateForm(request.POST or None)
+    if request.method == "POST":
+        if not form.is_valid():
+            for field, errors in form.errors.items():
+                label = form.fields[field].label if field in form.fields else ""
+                for error in errors:
+                    messages.error(request, f"{label}: {error}" if label else error)
+        else:
+            try:
+                match = match_create(owner=request.user, **form.cleaned_data)
+            except LobbyError as error:
+                messages.error(request, error.message)
+            else:
+                messages.success(
+                    request,
+                    _(
+                        "You opened the duplicate match “%(match)s”: "
+                        "%(tables)s tables, %(deals)s deals."
+                    )
+                    % {"match": match.name, "tables": match.tables, "deals": match.deals},
+                )
+                room = match.rooms.get(match_table=1)
+                return redirect(reverse("games:table", args=[room.pk]))
+        return redirect(reverse("lobby:create_match"))
+    context = {
+        "match_form": form,
+        "default_room_name": default_room_name(owner=request.user),
+        "limits": {"name": NAME_MAX_LENGTH},
+    }
+    return render(request, "lobby/match_create.html", context)
 
 
 @login_required

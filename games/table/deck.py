@@ -21,6 +21,7 @@ pace: a round of cards every ``deal_interval_ms``, one player at a time or all a
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Sequence
 
 from games.rules.cards import Card, Deck
@@ -80,3 +81,82 @@ def deal_offsets(
 def deal_duration_ms(mode: str, n: int, interval_ms: int, hand_size: int = HAND_SIZE) -> int:
     """The whole deal: a round of ``interval_ms`` per card of a hand (:func:`deal_offsets`)."""
     return hand_size * interval_ms
+
+
+# -- duplicate deals (issue 17) ----------------------------------------------------------------
+#
+# The tables of a duplicate match play the same deals: deal k of every table is derived from the
+# match's secret ``seed`` (64 hex digits, committed to at the match's creation by SHA-256 of its
+# text, revealed when the match ends), so anyone can recompute every deck, salt and starting seat
+#
+#     draw(label)   = the 64-bit big-endian integers of HMAC-SHA256(seed, f"{label}:{i}")
+#                     for i = 0, 1, 2, …  (4 per digest);
+#     uniform(n)    = the next draw x below 2**64 - (2**64 mod n), then x mod n (rejection
+#                     sampling, so no value is favoured);
+#     deck          = Fisher–Yates over the configured deck in deck order: for i from size - 1
+#                     down to 1, swap card i with card uniform(i + 1), label f"deal:{k}";
+#     start seat    = the sorted positions' element uniform(count), label f"start:{k}";
+#     salt          = HMAC-SHA256(seed, f"salt:{k}") hex, first 32 digits.
+#
+# The deck commitment of each round is then the ordinary one (deck text and salt, above).
+
+SEED_HEX_DIGITS = 64
+
+
+def seed_commitment(seed: str) -> str:
+    """The match's public commitment to its secret seed: SHA-256 of the seed's text, hex."""
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+def _key(seed: str) -> bytes:
+    if len(seed) != SEED_HEX_DIGITS:
+        raise ValueError(f"a match seed is {SEED_HEX_DIGITS} hex digits")
+    return bytes.fromhex(seed)
+
+
+class _Draws:
+    """Uniform integers from the HMAC stream of ``(seed, label)``."""
+
+    def __init__(self, seed: str, label: str) -> None:
+        self._key = _key(seed)
+        self._label = label
+        self._counter = 0
+        self._pending: list[int] = []
+
+    def _next64(self) -> int:
+        if not self._pending:
+            digest = hmac.new(
+                self._key, f"{self._label}:{self._counter}".encode(), hashlib.sha256
+            ).digest()
+            self._counter += 1
+            self._pending = [int.from_bytes(digest[i : i + 8], "big") for i in (24, 16, 8, 0)]
+        return self._pending.pop()
+
+    def uniform(self, n: int) -> int:
+        limit = 2**64 - (2**64 % n)
+        while True:
+            x = self._next64()
+            if x < limit:
+                return x % n
+
+
+def seeded_deck(cards: Sequence[Card], seed: str, deal_no: int) -> tuple[Card, ...]:
+    """Deal ``deal_no``'s deck: ``cards`` (the configured deck in deck order) shuffled by the
+    match's seed."""
+    deck = list(cards)
+    draws = _Draws(seed, f"deal:{deal_no}")
+    for i in range(len(deck) - 1, 0, -1):
+        j = draws.uniform(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def seeded_start_seat(positions: Sequence[int], seed: str, deal_no: int) -> int:
+    """Deal ``deal_no``'s starting seat among ``positions``."""
+    ordered = sorted(positions)
+    return ordered[_Draws(seed, f"start:{deal_no}").uniform(len(ordered))]
+
+
+def seeded_salt(seed: str, deal_no: int) -> str:
+    """Deal ``deal_no``'s salt (32 hex digits)."""
+    return hmac.new(_key(seed), f"salt:{deal_no}".encode(), hashlib.sha256).hexdigest()[:32]

@@ -41,6 +41,8 @@ def house_leaves_alone(step: Step) -> None:
     state = step.state
     if state.phase not in LOBBY_PHASES or any(not s.bot for s in state.seats):
         return
+    if state.lockstep and not state.match_over:
+        return  # a duplicate match's bots are the field: they play its deals among themselves
     for s in state.seats:
         step.remove_seat(s.position)
         step.emit("left", {"position": s.position, "player": s.player, "reason": "left"})
@@ -60,10 +62,14 @@ def lobby_changed(step: Step, now: float) -> None:
         emit_phase(step)
 
 
-def maybe_start(step: Step, now: float) -> None:
-    """Start the round when every seated player (at least 2) is ready (RULES.md §8.1)."""
+def maybe_start(step: Step, now: float, *, match: bool = False) -> None:
+    """Start the round when every seated player (at least 2) is ready (RULES.md §8.1). A
+    duplicate match's table waits for the match to start it (``match``: every table of the
+    match is full and ready, see ``machine.start``)."""
     state = step.state
     if state.phase not in LOBBY_PHASES or len(state.seats) < 2:
+        return
+    if state.lockstep and not match:
         return
     if not all(s.ready for s in state.seats):
         return
@@ -95,6 +101,7 @@ def maybe_start(step: Step, now: float) -> None:
         salt=None,
         deck=None,
         result=None,
+        held=False,
     )
     positions = [s.position for s in step.state.seats]
     step.emit(
@@ -193,7 +200,13 @@ def progress(step: Step, now: float) -> None:
         step.set(phase=Phase.ARRANGING, deadline=state.arrange_deadline, phase_started_at=now)
         emit_phase(step, arrange_deadline=state.arrange_deadline)
     if all(s.done for s in step.state.round_seats):
-        start_compare(step, now)
+        if not step.state.lockstep:
+            start_compare(step, now)
+        elif not step.state.held:
+            # A duplicate match reveals a deal at every table together, once every table's
+            # hands are in (``machine.release``): nobody learns a deal another table still plays.
+            step.set(held=True, deadline=None)
+            step.emit("held", {"round_no": step.state.round_no})
 
 
 def choice_timeout(step: Step, now: float) -> None:
@@ -265,6 +278,12 @@ def settle(step: Step, now: float, balances: Mapping[str, int]) -> None:
     for s in step.state.seats:
         step.update_seat(s.position, ready=False, ready_deadline=ready_deadline)
     step.set(phase=Phase.SETTLED, phase_started_at=now)
+    if step.state.match_over:  # the duplicate match's last deal: its bots go
+        for s in step.state.seats:
+            if s.bot:
+                step.remove_seat(s.position)
+                step.emit("left", {"position": s.position, "player": s.player, "reason": "left"})
+        step.emit("match_over", {"round_no": state.round_no})
     refresh_ready_deadline(step)
     emit_phase(step)
     lobby_changed(step, now)

@@ -155,6 +155,12 @@ def verify_ready(state: TableState, *, position: int) -> None:
     _phase(state, LOBBY_PHASES, "press Ready")
     if seat.ready:
         raise TableError("already_ready", f"seat {position} is already ready")
+    if state.match_over:
+        raise TableError(
+            "match_over",
+            f"the match's {state.last_round} deals are all played",
+            last_round=state.last_round,
+        )
 
 
 def ready(state: TableState, *, position: int, now: float) -> Transition:
@@ -164,6 +170,38 @@ def ready(state: TableState, *, position: int, now: float) -> Transition:
     step.update_seat(position, ready=True, ready_deadline=None)
     step.emit("ready", {"position": position})
     flow.lobby_changed(step, now)
+    return step.done()
+
+
+def verify_start(state: TableState) -> None:
+    if not state.lockstep:
+        raise TableError("not_a_match", "only a duplicate match's table is started by its match")
+    if not state.match_ready:
+        raise TableError("match_not_ready", "the table is not full and ready for the next deal")
+
+
+def start(state: TableState, *, now: float) -> Transition:
+    """A duplicate match starts its next deal at this table (every table of the match is full
+    and ready); the service then deals the match's deck."""
+    verify_start(state)
+    step = Step(state)
+    flow.maybe_start(step, now, match=True)
+    return step.done()
+
+
+def verify_release(state: TableState) -> None:
+    if not state.lockstep:
+        raise TableError("not_a_match", "only a duplicate match's table is held")
+    if not state.held or state.phase is not Phase.ARRANGING:
+        raise TableError("not_held", "the table is not waiting for the other tables")
+
+
+def release(state: TableState, *, now: float) -> Transition:
+    """Every table of the duplicate match has its hands in: compare this one."""
+    verify_release(state)
+    step = Step(state)
+    step.set(held=False)
+    flow.start_compare(step, now)
     return step.done()
 
 
@@ -591,6 +629,8 @@ def timeout(
 can_sit = _can(verify_sit)
 can_ready = _can(verify_ready)
 can_leave = _can(verify_leave)
+can_start = _can(verify_start)
+can_release = _can(verify_release)
 can_set_config = _can(verify_set_config)
 can_deal = _can(verify_deal)
 can_choose_special = _can(verify_choose_special)

@@ -202,6 +202,13 @@ class TableState:
     salt: str | None = None
     deck: tuple[Card, ...] | None = field(default=None, repr=False)
     result: Json | None = None
+    # A table of a duplicate match (issue 17) moves in lockstep with the match's other tables:
+    # its rounds start only when the match starts them (every table full and ready) and its
+    # comparison waits (``held``) until every table's hands are in; it plays ``last_round``
+    # deals at most.
+    lockstep: bool = False
+    last_round: int | None = None
+    held: bool = False
 
     def seat(self, position: int) -> SeatState | None:
         for seat in self.seats:
@@ -232,6 +239,23 @@ class TableState:
         return self.phase is Phase.DEALING and self.deck is None
 
     @property
+    def match_over(self) -> bool:
+        """A duplicate match's table has played all its deals."""
+        return self.last_round is not None and self.round_no >= self.last_round
+
+    @property
+    def match_ready(self) -> bool:
+        """A lockstep table waits for the match to start its next deal: between rounds, every
+        seat taken and ready, deals left."""
+        return (
+            self.lockstep
+            and self.phase in LOBBY_PHASES
+            and not self.match_over
+            and len(self.seats) == self.capacity
+            and all(s.ready for s in self.seats)
+        )
+
+    @property
     def revealed(self) -> bool:
         """The round's hands are public: the comparison has started (or it is settled)."""
         return self.phase in (Phase.COMPARING, Phase.SETTLED) or self.result is not None
@@ -252,6 +276,9 @@ class TableState:
             "salt": self.salt,
             "deck": None if self.deck is None else format_cards(self.deck),
             "result": self.result,
+            "lockstep": self.lockstep,
+            "last_round": self.last_round,
+            "held": self.held,
         }
 
     @classmethod
@@ -273,6 +300,9 @@ class TableState:
             salt=data["salt"],
             deck=None if deck is None else _stored_cards(deck, config.deck.size, "deck"),
             result=data["result"],
+            lockstep=bool(data.get("lockstep", False)),
+            last_round=data.get("last_round"),
+            held=bool(data.get("held", False)),
         )
 
 

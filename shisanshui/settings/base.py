@@ -362,6 +362,8 @@ REST_FRAMEWORK = {
         "wallet_relief": env_str("WALLET_RELIEF_RATE", "10/min"),
         # Reviews of one's own hand (games.apis): each runs the arrangement model twice.
         "round_review": env_str("ROUND_REVIEW_RATE", "30/min"),
+        # A duplicate match's results (games.apis): every settled deal of every table.
+        "match_results": env_str("MATCH_RESULTS_RATE", "30/min"),
     },
     # The client's address is REMOTE_ADDR (set from X-Forwarded-For by daphne --proxy-headers
     # behind the load balancer); a client's own X-Forwarded-For is never trusted.

@@ -116,6 +116,23 @@
     tr.dataset.version = row.version;
     tr.querySelector("[data-field=name]").textContent = row.name;
     tr.querySelector(".private-marker").hidden = !row.private;
+    // A duplicate match's table: its number in the match, a link to the match's results.
+    // (A server-drawn row of an ordinary room has no badge: one is made when needed.)
+    let match = tr.querySelector("[data-field=match]");
+    if (!match && row.match) {
+      match = document.createElement("a");
+      match.className = "match-badge";
+      match.dataset.field = "match";
+      match.dataset.testid = "match-badge";
+      tr.querySelector("[data-field=name]").after(" ", match);
+    }
+    if (match) {
+      match.hidden = !row.match;
+      if (row.match) {
+        match.textContent = format(strings.duplicate, { table: row.match.table, tables: row.match.tables });
+        match.href = strings.match_url.replace(/\/0\/$/, "/" + row.match.id + "/");
+      }
+    }
     tr.querySelector("[data-field=rules]").textContent = row.rules.name;
     const badge = tr.querySelector("[data-field=variant]");
     const variant = row.variant || { tags: [], label: "", labels: { zh: "", en: "" } };

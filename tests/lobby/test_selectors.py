@@ -93,6 +93,7 @@ def test_a_row_is_the_rooms_public_face(rooms: dict[str, Any]) -> None:
         ],
         "people": 2,
         "bot_level": "strong",
+        "match": None,
         "version": small.version,
     }
 

@@ -537,6 +537,8 @@ def test_every_error_has_a_code_a_status_and_a_message_in_both_languages() -> No
         "variant": "laizi",
         "level": "godlike",
         "levels": "easy, normal, strong, expert",
+        "tables": 5,
+        "deals": 99,
     }
 
     def make(cls: type[errors.LobbyError]) -> errors.LobbyError:

@@ -523,6 +523,7 @@ function start() {
     const table = state.table;
     if (!keepPlaying.checked || state.closed || !seat || seat.ready || leaving) return;
     if (!["settled", "waiting"].includes(table.phase) || autoReadyRound === table.round_no) return;
+    if (table.match && table.round_no >= table.match.last_round) return; // the match is over
     if (table.result && Date.now() - settledAt < AUTO_READY_AFTER_MS) return;
     autoReadyRound = table.round_no;
     act("ready");

@@ -30,6 +30,7 @@ export function freshTable(capacity) {
     config: null,
     seats: {},
     result: null,
+    match: null, // a duplicate match's table: {last_round, held}
   };
 }
 
@@ -123,6 +124,7 @@ export function applySnapshot(state, snap, evaluate) {
     config: snap.config,
     seats,
     result: snap.result,
+    match: snap.match || null,
   };
   const you = Object.assign(freshYou(), snap.you || {});
   const compare = freshCompare();
@@ -434,8 +436,16 @@ const EVENTS = {
       suggested: {},
     });
   },
+  // A duplicate match's table: its hands are in and wait for the other tables' (games.duplicate).
+  held(state) {
+    const match = state.table.match;
+    return match ? withTable(state, { match: Object.assign({}, match, { held: true }) }) : state;
+  },
   phase(state, p) {
     const patch = { phase: p.phase, started_at: p.started_at, deadline: p.deadline };
+    if (state.table.match && p.phase !== "arranging") {
+      patch.match = Object.assign({}, state.table.match, { held: false });
+    }
     if ("arrange_deadline" in p) patch.arrange_deadline = p.arrange_deadline;
     if ("duration_ms" in p) patch.duration_ms = p.duration_ms;
     if (p.phase === "settled") {

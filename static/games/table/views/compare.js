@@ -45,20 +45,27 @@ export function renderCenter(ctx, view) {
   const closed = state.closed;
   const seat = mySeat(state);
   const lobbyPhase = ["waiting", "settled"].includes(table.phase);
+  // A duplicate match's table (games.duplicate): it deals and reveals with the match's others.
+  const match = table.match;
+  const matchOver = Boolean(match) && table.round_no >= match.last_round;
   const readyBox = $("ready-box");
-  readyBox.hidden = closed || !lobbyPhase || !seat || seat.ready;
+  readyBox.hidden = closed || !lobbyPhase || !seat || seat.ready || matchOver;
   let status = "";
   const others = Object.values(table.seats).filter((s) => s.position !== state.me);
   if (closed) status = "";
   else if (lobbyPhase) {
     if (!seat) status = "";
+    else if (matchOver) status = _("The match is over: all its deals are played. See the results.");
     else if (!seat.ready) status = _("Press Ready to play the next round.");
+    else if (match) status = _("Waiting for every table of the match to be full and ready…");
     else if (others.length === 0) status = _("Waiting for another player to sit down…");
     else status = _("Waiting for the others to be ready…");
   } else if (table.phase === "dealing") status = _("Dealing…");
   else if (PLAY_PHASES.includes(table.phase)) {
     if (!seat || !seat.in_round) status = _("A round is being played. You join the next one.");
-    else if (you.special_choice === true) status = _("You play your special hand. Waiting for the others…");
+    else if (match && match.held) {
+      status = _("Every hand at this table is in. Waiting for the other tables: the deal is revealed at every table together.");
+    } else if (you.special_choice === true) status = _("You play your special hand. Waiting for the others…");
     else if (submitted(state)) status = _("Submitted. Waiting for the others…");
     else if (choosing(state)) status = _("You hold a special hand!");
     else if (spareOf(table.config)) {
