@@ -160,6 +160,9 @@ class MatchStandingSerializer(serializers.Serializer):
     player = serializers.CharField()
     user_id = serializers.IntegerField()
     bot = serializers.BooleanField()
+    tables = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The tables the player played at."
+    )
     deals = serializers.IntegerField()
     water = serializers.IntegerField()
     coins = serializers.IntegerField()

@@ -251,6 +251,7 @@ def match_results(match: DuplicateMatch) -> dict[str, Any]:
                         "player": _name(row.user),
                         "user_id": row.user_id,
                         "bot": bool(row.user.is_bot),
+                        "tables": [],
                         "deals": 0,
                         "water": 0,
                         "coins": 0,
@@ -258,6 +259,8 @@ def match_results(match: DuplicateMatch) -> dict[str, Any]:
                     },
                 )
                 mine["deals"] += 1
+                if table_no not in mine["tables"]:
+                    mine["tables"].append(table_no)
                 mine["water"] += row.water
                 mine["coins"] += row.delta
                 mine["score"] += diff

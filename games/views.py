@@ -22,6 +22,9 @@ from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
 from games.selectors import round_in_play, rounds_hidden_until_settled
 from lobby.selectors import seat_view
+from shisanshui.ratelimit import rate_limit_hit
+
+MATCH_PAGES = "games.match_page"  # settings.RATE_LIMITS
 
 # The table's sound effects (static/games/sounds, made by scripts/make-sounds.py).
 SOUNDS = ("gun", "home_run", "deal", "settle")
@@ -149,6 +152,16 @@ def match(request: HttpRequest, match_id: int) -> HttpResponse:
     have settled, each hand with what every table's player made of it against the hand's par,
     and the standings. Any signed-in player may read it: it shows only what the tables showed
     everyone at the reveal, and the seed only once the match is over."""
+    limited = rate_limit_hit(MATCH_PAGES, request.user.pk)
+    if limited is not None:
+        response = HttpResponse(
+            _("Too many results pages: try again in %(seconds)s s.")
+            % {"seconds": limited.retry_after},
+            status=429,
+            content_type="text/plain; charset=utf-8",
+        )
+        response["Retry-After"] = str(limited.retry_after)
+        return response
     found = get_object_or_404(DuplicateMatch.objects.select_related("rules"), pk=match_id)
     data = match_results(found)
     seat = seat_view(user=request.user)

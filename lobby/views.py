@@ -67,6 +67,10 @@ LEFT_MESSAGES: dict[str, Promise] = {
         "You left during a round: it was played out for you and you paid the escape penalty."
     ),
     "left": _lazy("You left the table."),
+    "match_over": _lazy(
+        "The duplicate match is over, so its table sent you back to the room list. Its "
+        "results stay on the match's page."
+    ),
     "kicked": _lazy("You were removed from the table."),
     "insufficient_coins": _lazy(
         "You no longer had the table's entry minimum, so the table sent you back to the room list."

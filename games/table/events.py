@@ -25,7 +25,9 @@ Public (``"all"``):
                 it left with its hand in), ``ready_timeout`` (back to the room list),
                 ``escaped`` (left during the round, removed after it),
                 ``insufficient_coins`` (fewer coins than the table's entry minimum after a
-                settlement: back to the room list; also ``minimum`` and ``balance``)
+                settlement: back to the room list; also ``minimum`` and ``balance``),
+                ``match_over`` (a duplicate match's table after its last deal: back to
+                the room list at the Ready deadline)
 ``config``      ``config`` (``RuleConfig.to_dict``), changed between rounds
 ``round_start`` ``round_no, positions, config`` (the round's snapshot of the rules)
 ``phase``       ``phase, started_at, deadline``; in special_choice and arranging also
@@ -46,6 +48,9 @@ Public (``"all"``):
 ``reveal_special`` ``offset_ms, position, special, cards, split`` (rows or None), ``water``
 ``settled``     ``round_no, result`` (``api.result_json`` + each player's ``position``),
                 ``deck, salt, commitment``
+``held``        ``round_no``: a duplicate match's table has every hand in and waits for the
+                match's other tables before comparing (``games.duplicate``)
+``match_over``  ``round_no``: a duplicate match's table settled its last deal (its bots go)
 =============== ==============================================================================
 
 Private (to the player at one seat):

@@ -305,9 +305,9 @@ def ready_timeout(step: Step, now: float) -> None:
     for s in step.state.seats:
         if not s.ready and s.ready_deadline is not None and s.ready_deadline <= now:
             step.remove_seat(s.position)
-            step.emit(
-                "left", {"position": s.position, "player": s.player, "reason": "ready_timeout"}
-            )
+            # After a duplicate match's last deal nobody presses Ready: the match is over.
+            reason = "match_over" if step.state.match_over else "ready_timeout"
+            step.emit("left", {"position": s.position, "player": s.player, "reason": reason})
     house_leaves_alone(step)
     was_settled = step.state.phase is Phase.SETTLED
     if was_settled:

@@ -297,6 +297,9 @@ RATE_LIMITS = {
     "lobby.join_code_failure": "5/minute;20/hour",
     # Rooms opened per user (creating one; quick-join when it opens a room).
     "lobby.room_create": "5/minute;30/hour",
+    # A duplicate match's results page per user (games.views.match; its API has the DRF
+    # scope "match_results").
+    "games.match_page": "30/minute;600/hour",
     # Play now's seatings per user (a player already seated is sent back, not counted).
     "lobby.quick_play": "10/minute;60/hour",
     # Frames of one user on all its table sockets: over it, the socket is closed with 4429

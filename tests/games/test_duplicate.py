@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from django.test import Client, override_settings
+from django.test import Client
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.selectors import ledger_audit
 from games import bots, duplicate, table_services, tasks
-from games.models import DuplicateMatch, MatchStatus, Round, RuleConfiguration
+from games.models import DuplicateMatch, MatchStatus, Round, RuleConfiguration, Table
 from games.rules.cards import format_cards, parse_cards
 from games.table.deck import (
     commitment,
@@ -365,8 +365,8 @@ def test_one_playing_match_per_owner_and_none_while_seated(world: World) -> None
     assert DuplicateMatch.objects.filter(owner=alice).count() == 2
 
 
-@override_settings(RATE_LIMITS={"lobby.room_create": "1/minute"})
-def test_opening_matches_spends_the_room_creation_rate(world: World) -> None:
+def test_opening_matches_spends_the_room_creation_rate(world: World, settings: Any) -> None:
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lobby.room_create": "1/minute"}
     alice = make_player("alice")
     open_match(alice)
     room_leave(user=alice)
@@ -532,3 +532,39 @@ def test_the_table_snapshot_says_the_table_is_a_match_table(world: World) -> Non
     snap = snapshot_for(state_of(one), 0, now=world.clock)
     assert snap["match"] == {"last_round": 2, "held": False}
     assert "seed" not in json.dumps(snap)
+
+
+def test_the_results_page_is_rate_limited(world: World, settings: Any) -> None:
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "games.match_page": "2/minute"}
+    alice = make_player("alice")
+    match = open_match(alice)
+    client = logged_in(alice)
+    codes = [client.get(f"/games/matches/{match.pk}/").status_code for _ in range(3)]
+    assert codes == [200, 200, 429]
+    assert logged_in(make_player("bob")).get(f"/games/matches/{match.pk}/").status_code == 200
+
+
+def test_after_the_last_deal_the_players_go_back_to_the_room_list_because_it_is_over(
+    world: World,
+) -> None:
+    alice = make_player("alice")
+    match = open_match(alice, deals=1)
+    play_out(world, match, alice)
+    one = rooms_of(match)[0]
+    state = state_of(one)
+    assert state.match_over and [s.player for s in state.seats] == [str(alice.pk)]
+    world.clock = state.deadline or world.clock
+    table_services.table_timeout(
+        table_id=table_id(one), version=state.version, phase=state.phase.value
+    )
+    left = [
+        e
+        for e in table_services.table_events_since(
+            table=Table.objects.get(room=one), version=state.version
+        )
+        if e.type == "left"
+    ]
+    assert [e.payload["reason"] for e in left] == ["match_over"]
+    assert not Seat.objects.filter(user=alice).exists()
+    page = logged_in(alice).get("/lobby/?left=match_over").content.decode()
+    assert "The duplicate match is over" in page

@@ -51,7 +51,7 @@ const PHASE_NAMES = {
   settled: _("Settled"),
 };
 // Reasons the lobby explains (?left=…) when the table sends a player back to the room list.
-const LOBBY_REASONS = ["ready_timeout", "escaped", "insufficient_coins", "left"];
+const LOBBY_REASONS = ["ready_timeout", "escaped", "insufficient_coins", "left", "match_over"];
 const KEEP_KEY = "shisanshui.keep-playing";
 const AUTO_READY_AFTER_MS = 2500;
 
@@ -284,7 +284,7 @@ function start() {
       // Sent back to the room list by the table: the lobby says why. The settlement of the
       // round just played stays readable here first when there is one to read.
       const url = cfg.lobby_url + "?left=" + encodeURIComponent(sentAway.reason);
-      if (sentAway.reason === "ready_timeout" || !unread) {
+      if (["ready_timeout", "match_over"].includes(sentAway.reason) || !unread) {
         markSettlementSeen();
         window.location.href = url;
         return;
@@ -380,6 +380,7 @@ function start() {
           const text = {
             left: _("%(name)s left the table."),
             ready_timeout: _("%(name)s did not press Ready and went back to the lobby."),
+            match_over: _("%(name)s went back to the lobby: the match is over."),
             escaped: _("%(name)s escaped and was removed."),
           }[p.reason];
           toast(fmt(text || _("%(name)s left the table."), { name: who }));
