@@ -66,7 +66,7 @@ from accounts.models import BOT_FUNDING_REASON, Entry, User
 from accounts.services import wallet_get_or_create, wallet_grant
 from games import table_services
 from games.models import Table, TableEvent
-from games.rules.cards import format_cards
+from games.rules.cards import Card, format_cards
 from games.rules.levels import DEFAULT_LEVEL, Play, level_play, level_plays_special
 from games.table.events import Transition
 from games.table.state import LOBBY_PHASES, PLAY_PHASES, TableState
@@ -255,14 +255,41 @@ def bot_fund(*, bot: User, room: Room) -> int:
     return missing
 
 
-@transaction.atomic
 def bot_act(*, table_id: int, user_id: int, version: int) -> Transition | None:
     """Let the bot do what it has to do at the table, if it still has something to do.
 
     ``version`` is the table's version when the task was scheduled: if a round started or
     settled since, the task is stale and nothing happens; so does a duplicate (the bot has
     done it already) or a task for someone who is not a bot. Returns the transition, or None.
+
+    An arrangement is worked out before the table is locked, from the table read without its
+    lock (an expert thinks for up to a second, and nobody else's command should wait for
+    that): a hand does not change during its round, so the play is submitted under the lock
+    if the bot still has to arrange those very cards in that round (else it is worked out
+    again there).
     """
+    plan = _plan(table_id=table_id, user_id=user_id)
+    return _act(table_id=table_id, user_id=user_id, version=version, plan=plan)
+
+
+# A play worked out ahead: (round number, the cards it is for, the play).
+Plan = tuple[int, tuple[Card, ...], Play]
+
+
+def _plan(*, table_id: int, user_id: int) -> Plan | None:
+    row = Table.objects.filter(pk=table_id).values_list("state", "room__bot_level").first()
+    if row is None:
+        return None
+    state = TableState.from_dict(row[0])
+    player = str(user_id)
+    seat = state.seat_of(player)
+    if seat is None or seat.hand is None or bot_action(state, player=player) != ARRANGE:
+        return None
+    return state.round_no, seat.hand, bot_play(state, player=player, level=row[1])
+
+
+@transaction.atomic
+def _act(*, table_id: int, user_id: int, version: int, plan: Plan | None) -> Transition | None:
     room_id = Table.objects.filter(pk=table_id).values_list("room_id", flat=True).first()
     if room_id is None:
         return None
@@ -290,7 +317,12 @@ def bot_act(*, table_id: int, user_id: int, version: int) -> Transition | None:
             play_special=plays_special(state, player=player, level=room.bot_level),
         )
     if action == ARRANGE:
-        play = bot_play(state, player=player, level=room.bot_level)
+        seat = state.seat_of(player)
+        assert seat is not None
+        if plan is not None and plan[:2] == (state.round_no, seat.hand):
+            play = plan[2]
+        else:
+            play = bot_play(state, player=player, level=room.bot_level)
         return table_services.table_submit(
             user=bot,
             room=room,

@@ -585,3 +585,49 @@ def test_bots_play_at_their_rooms_level(world: World, level: str) -> None:
             continue  # declared its special
         expected = level_play(hand, state.config, level, opponents=2).arranged
         assert seat.arrangement == expected, level
+
+
+def test_a_bot_works_out_its_arrangement_before_it_locks_the_table(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An expert thinks for up to a second: it must not hold the table's lock meanwhile. Its
+    play is computed outside any transaction and submitted under the lock; a plan made for
+    other cards is not submitted: the play is worked out again under the lock."""
+    from django.db import connection
+
+    from games.rules.levels import level_play
+
+    alice = make_player("alice")
+    room = room_create(owner=alice, name="Think", base_score=100, seats=3, bots=2)
+    table_services.table_ready(user=alice, room=room)
+    drive_bots(room)
+    timeout(world, room)  # the deal is over
+    for seat in state_of(room).seats:
+        if seat.bot and seat.choosing:
+            table_services.table_choose_special(
+                user=User.objects.get(pk=int(seat.player)), room=room, play_special=False
+            )
+    state = state_of(room)
+    first, second = [s for s in state.seats if s.bot]
+    thinking: list[bool] = []
+    real = bots.bot_play
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        thinking.append(connection.in_atomic_block)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bots, "bot_play", watched)
+    assert bots.bot_act(table_id=table_id(room), user_id=int(first.player), version=state.version)
+    assert thinking == [False]  # once, outside any transaction (so outside the lock)
+    assert state_of(room).seat_of(first.player).arrangement is not None
+
+    thinking.clear()
+    assert second.hand is not None
+    stale = (state.round_no, first.hand, real(state, player=first.player))  # not its cards
+    state = state_of(room)
+    assert bots._act(
+        table_id=table_id(room), user_id=int(second.player), version=state.version, plan=stale
+    )
+    assert thinking == [True]  # worked out again, under the lock
+    expected = level_play(second.hand, state.config, "strong", opponents=2).arranged
+    assert state_of(room).seat_of(second.player).arrangement == expected
