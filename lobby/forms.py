@@ -101,7 +101,9 @@ class RulesChoiceField(forms.ModelChoiceField):
         }
 
 
-class RoomCreateForm(forms.Form):
+class _TableTermsForm(forms.Form):
+    """The name, rules and base score of a room or of a duplicate match's tables."""
+
     name = forms.CharField(
         label=_("Name"),
         max_length=NAME_MAX_LENGTH,
@@ -119,6 +121,17 @@ class RoomCreateForm(forms.Form):
         initial=DEFAULT_BASE_SCORE,
         widget=forms.NumberInput(attrs={"min": 1, "max": MAX_BASE_SCORE}),
     )
+
+    def clean_bot_level(self) -> str:
+        return self.cleaned_data.get("bot_level") or BotLevel.STRONG
+
+    def clean_name(self) -> str | None:
+        """An empty name means the default name (the service makes it)."""
+        name = self.cleaned_data.get("name")
+        return name if name and name.strip() else None
+
+
+class RoomCreateForm(_TableTermsForm):
     seats = forms.TypedChoiceField(label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4)
     private = forms.BooleanField(label=_("Private (joined with a code)"), required=False)
     bots = forms.TypedChoiceField(
@@ -141,40 +154,15 @@ class RoomCreateForm(forms.Form):
         ),
     )
 
-    def clean_bot_level(self) -> str:
-        return self.cleaned_data.get("bot_level") or BotLevel.STRONG
-
-    def clean_name(self) -> str | None:
-        """An empty name means the default name (the service makes it)."""
-        name = self.cleaned_data.get("name")
-        return name if name and name.strip() else None
-
 
 MATCH_SEAT_CHOICES = [(n, str(n)) for n in (2, 3, 4)]
 MATCH_TABLE_CHOICES = [(n, str(n)) for n in MATCH_TABLES]
 DEFAULT_MATCH_DEALS = 6
 
 
-class MatchCreateForm(forms.Form):
+class MatchCreateForm(_TableTermsForm):
     """A duplicate match (games.duplicate): several tables play the same deals."""
 
-    name = forms.CharField(
-        label=_("Name"),
-        max_length=NAME_MAX_LENGTH,
-        required=False,
-        help_text=_("Optional: your name's table by default."),
-    )
-    rules = RulesChoiceField(
-        label=_("Rules"),
-        queryset=RuleConfiguration.objects.order_by("-is_default", "name"),
-        required=False,
-        empty_label=None,
-    )
-    base_score = forms.IntegerField(
-        label=_("Base score"),
-        initial=DEFAULT_BASE_SCORE,
-        widget=forms.NumberInput(attrs={"min": 1, "max": MAX_BASE_SCORE}),
-    )
     seats = forms.TypedChoiceField(
         label=_("Seats per table"), choices=MATCH_SEAT_CHOICES, coerce=int, initial=4
     )
@@ -198,13 +186,6 @@ class MatchCreateForm(forms.Form):
     bot_level = forms.ChoiceField(
         label=_("Bot level"), choices=BotLevel.choices, initial=BotLevel.STRONG, required=False
     )
-
-    def clean_bot_level(self) -> str:
-        return self.cleaned_data.get("bot_level") or BotLevel.STRONG
-
-    def clean_name(self) -> str | None:
-        name = self.cleaned_data.get("name")
-        return name if name and name.strip() else None
 
 
 class RoomJoinForm(forms.Form):

@@ -269,6 +269,19 @@ def _rules_of(variant: str | None) -> RuleConfiguration:
 # Checks that read the player's state.
 
 
+def _checked_table_terms(
+    *, owner: User, rules: RuleConfiguration, base_score: int, seats: int
+) -> int:
+    """A table the owner may open and sit at with these rules: its rules are valid and seat
+    that many, the owner is seated nowhere and holds the entry minimum (returned)."""
+    config = _engine_config(rules)
+    _check_seats_fit(rules=rules, config=config, seats=seats)
+    needed = _entry_minimum(config, base_score=base_score)
+    _check_not_seated(user=owner)
+    _check_can_afford(user=owner, needed=needed)
+    return needed
+
+
 def _check_not_seated(*, user: User) -> None:
     seat = seat_for_user(user=user)
     if seat is not None:
@@ -433,11 +446,7 @@ def room_create(
     seats = _checked_seats(seats)
     bots = _checked_bots(bots, seats=seats)
     rules = rules if rules is not None else _default_rules()
-    config = _engine_config(rules)
-    _check_seats_fit(rules=rules, config=config, seats=seats)
-    needed = _entry_minimum(config, base_score=base_score)
-    _check_not_seated(user=owner)
-    _check_can_afford(user=owner, needed=needed)
+    needed = _checked_table_terms(owner=owner, rules=rules, base_score=base_score, seats=seats)
     _check_can_open(owner=owner)
 
     room = _insert_room(
@@ -520,11 +529,7 @@ def match_create(
     if not isinstance(bots, bool):
         raise InvalidBotCount(bots=str(bots)[:20], seats=seats, max=seats - 1)
     rules = rules if rules is not None else _default_rules()
-    config = _engine_config(rules)
-    _check_seats_fit(rules=rules, config=config, seats=seats)
-    needed = _entry_minimum(config, base_score=base_score)
-    _check_not_seated(user=owner)
-    _check_can_afford(user=owner, needed=needed)
+    needed = _checked_table_terms(owner=owner, rules=rules, base_score=base_score, seats=seats)
     if DuplicateMatch.objects.filter(owner=owner, status=MatchStatus.PLAYING).exists():
         raise TooManyMatches()
     limited = rate_limit_hit(ROOM_CREATIONS, owner.pk)

@@ -251,10 +251,7 @@ def _act(
     """Run one form action and come back to the lobby with what happened; with ``to_table``,
     a player it seated goes on to the table page instead."""
     if not form.is_valid():
-        for field, errors in form.errors.items():
-            label = form.fields[field].label if field in form.fields else ""
-            for error in errors:
-                messages.error(request, f"{label}: {error}" if label else error)
+        _form_errors(request, form)
     else:
         try:
             messages.success(request, action(form.cleaned_data))
@@ -265,6 +262,14 @@ def _act(
             if seat is not None:
                 return redirect(reverse("games:table", args=[seat["room"]["id"]]))
     return redirect(reverse("lobby:index"))
+
+
+def _form_errors(request: HttpRequest, form: Form) -> None:
+    """Each of a refused form's errors as a message, named by its field's label."""
+    for field, errors in form.errors.items():
+        label = form.fields[field].label if field in form.fields else ""
+        for error in errors:
+            messages.error(request, f"{label}: {error}" if label else error)
 
 
 def _seated_message(user: Any) -> str:
@@ -291,10 +296,7 @@ def create_match(request: HttpRequest) -> HttpResponse:
     form = MatchCreateForm(request.POST or None)
     if request.method == "POST":
         if not form.is_valid():
-            for field, errors in form.errors.items():
-                label = form.fields[field].label if field in form.fields else ""
-                for error in errors:
-                    messages.error(request, f"{label}: {error}" if label else error)
+            _form_errors(request, form)
         else:
             try:
                 match = match_create(owner=request.user, **form.cleaned_data)

@@ -117,6 +117,16 @@ def play(room: Room, user: Any) -> None:
     submit_best(room, user)
 
 
+def end_the_deal(world: World, rooms: list[Room]) -> None:
+    """The deal's pace is over (1 ms a card) at every table: arranging starts."""
+    world.clock += 0.1
+    for room in rooms:
+        state = state_of(room)
+        table_services.table_timeout(
+            table_id=table_id(room), version=state.version, phase=state.phase.value
+        )
+
+
 def hands(room: Room) -> dict[int, tuple[str, ...]]:
     return {s.position: tuple(map(str, s.hand or ())) for s in state_of(room).round_seats}
 
@@ -173,12 +183,7 @@ def test_every_table_deals_the_same_cards_together_and_reveals_together(world: W
     assert first.start_seat == seeded_start_seat([0, 1], match.seed, 1)
 
     # The field plays at once; its table waits for alice's before anything is shown.
-    world.clock += 0.1  # the deal's pace (1 ms a card)
-    for room in rooms:
-        state = state_of(room)
-        table_services.table_timeout(
-            table_id=table_id(room), version=state.version, phase=state.phase.value
-        )
+    end_the_deal(world, rooms)
     drive_bots(rooms)
     held = state_of(two)
     assert held.held and held.phase is Phase.ARRANGING and held.deadline is None
@@ -197,12 +202,7 @@ def test_every_table_deals_the_same_cards_together_and_reveals_together(world: W
     drive_bots(rooms)
     assert hands(one) == hands(two)
     assert state_of(one).deck == seeded_deck(first.config.deck.cards, match.seed, 2) != deck
-    world.clock += 0.1
-    for room in rooms:
-        state = state_of(room)
-        table_services.table_timeout(
-            table_id=table_id(room), version=state.version, phase=state.phase.value
-        )
+    end_the_deal(world, rooms)
     drive_bots(rooms)
     state = state_of(one)
     world.clock = state.arrange_deadline or state.deadline or world.clock
@@ -238,12 +238,7 @@ def test_the_results_compare_the_players_who_held_the_same_cards(world: World) -
     table_services.table_ready(user=alice, room=rooms[0])
     drive_bots(rooms)
     assert duplicate.match_results(match)["results"] == []  # nothing shown while in play
-    world.clock += 0.1
-    for room in rooms:
-        state = state_of(room)
-        table_services.table_timeout(
-            table_id=table_id(room), version=state.version, phase=state.phase.value
-        )
+    end_the_deal(world, rooms)
     drive_bots(rooms)
     assert duplicate.match_results(match)["results"] == []
     play(rooms[0], alice)
@@ -409,12 +404,7 @@ def play_out(world: World, match: DuplicateMatch, person: Any) -> None:
         drive_bots(rooms)
         table_services.table_ready(user=person, room=mine)
         drive_bots(rooms)
-        world.clock += 0.1
-        for room in rooms:
-            state = state_of(room)
-            table_services.table_timeout(
-                table_id=table_id(room), version=state.version, phase=state.phase.value
-            )
+        end_the_deal(world, rooms)
         drive_bots(rooms)
         play(mine, person)
         finish_comparisons(world, rooms)
