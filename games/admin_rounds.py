@@ -404,6 +404,7 @@ class RoundAdmin(admin.ModelAdmin):
                 for t in audit.round_transactions(round_=round_)
             ],
             "replay_url": None if in_play else reverse("games:round_replay", args=[round_.pk]),
+            "chat": audit.round_chat(round_=round_),
             **(extra_context or {}),
         }
         return TemplateResponse(request, "admin/games/round/detail.html", context)

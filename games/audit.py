@@ -43,6 +43,7 @@ from games.selectors import (
     round_players_hidden_until_settled,
     rounds_hidden_until_settled,
 )
+from games.table.chat import PHRASES, REACTIONS
 from games.table.deck import deal_hands, deal_order, verify_commitment
 from games.table.events import Event
 from games.table.state import parse_arranged
@@ -371,6 +372,35 @@ def round_events(*, round_: Round) -> QuerySet[TableEvent]:
     if end is not None:
         events = events.filter(version__lte=end)
     return events.order_by("version")
+
+
+def round_chat(*, round_: Round) -> list[dict[str, Any]]:
+    """The round's table chat (``games.table.chat``), for support: each message's version, its
+    player (by the round's seat; ``?`` for a seat not in the round), kind and text (a phrase
+    in both languages, a reaction as its symbol). Empty for a round in play."""
+    names = {p.position: p.user for p in round_.players.select_related("user")}
+    lines = []
+    for row in round_events(round_=round_).filter(type="chat"):
+        payload = row.payload
+        kind, value = payload.get("kind"), payload.get("value")
+        if kind == "phrase" and value in PHRASES:
+            zh, en = PHRASES[value]
+            text = f"{zh} / {en}"
+        elif kind == "reaction":
+            text = REACTIONS.get(value, str(value))
+        else:
+            text = str(value)
+        user = names.get(payload.get("position"))
+        lines.append(
+            {
+                "version": row.version,
+                "position": payload.get("position"),
+                "player": "?" if user is None else f"{user.get_username()} (#{user.pk})",
+                "kind": kind,
+                "text": text,
+            }
+        )
+    return lines
 
 
 def round_replay(*, round_: Round, player: str | None, everything: bool = False) -> list[Event]:

@@ -2,7 +2,7 @@
 
 The protocol is described in docs/protocol.md. In short: JSON text frames of at most
 MAX_MESSAGE_BYTES; the client sends {"type": ..., "id": ...} (hello, ping, ready,
-choose_special, submit, draft, leave), an action is answered {"type": "ok", "id": ...} or
+choose_special, submit, draft, leave, chat), an action is answered {"type": "ok", "id": ...} or
 {"type": "error", "id": ..., "error": {"code", "message", ...}}, and the table's events arrive
 as {"type": "events", "events": [{version, type, payload}, ...]}: only those the player may
 see. Private events are addressed to a player, not a seat, and the services send each player's
@@ -68,6 +68,7 @@ MAX_MESSAGE_BYTES = 8192
 MESSAGES = "table.message"
 DRAFTS = "table.draft"
 SUGGESTS = "table.suggest"
+CHATS = "table.chat"
 CONNECTIONS = "table.connect"
 COOLDOWN = "table.cooldown"
 ACTION_REPLY_SECONDS = 600
@@ -168,12 +169,22 @@ def _leave(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
     return table_services.table_leave, {}
 
 
+def _chat(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
+    kind, value = message.get("kind"), message.get("value")
+    if not isinstance(kind, str):
+        raise BadField("kind", '"phrase", "reaction" or "text"')
+    if not isinstance(value, str):
+        raise BadField("value", "a string")
+    return table_services.table_chat, {"kind": kind, "value": value}
+
+
 ACTIONS: dict[str, Callable[[dict[str, Any]], tuple[Service, dict[str, Any]]]] = {
     "ready": _ready,
     "choose_special": _choose_special,
     "submit": _submit,
     "draft": _draft,
     "leave": _leave,
+    "chat": _chat,
 }
 
 
@@ -273,7 +284,7 @@ class TableConsumer(Consumer):
             try:
                 message = parse_message(text_data)
                 request_id = _request_id(message)
-                budget = {"draft": DRAFTS, "suggest": SUGGESTS}.get(message["type"])
+                budget = {"draft": DRAFTS, "suggest": SUGGESTS, "chat": CHATS}.get(message["type"])
                 if budget is not None and self.seat is not None:
                     limited = await arate_limit_hit(budget, self.user.pk)
                     if limited is not None:

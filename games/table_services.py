@@ -114,12 +114,11 @@ def table_player_group(table_id: int, player: str) -> str:
 def table_initial_state(*, room: Room) -> TableState:
     """An empty table for ``room``: its seats, its rules at its own base score."""
     config = replace(room.rules.engine_config(), base_score=room.base_score)
+    state = TableState(capacity=room.seats, config=config, chat_text=room.chat_text)
     if room.match_id is not None:  # a duplicate match's table plays its deals in lockstep
         assert room.match is not None
-        return TableState(
-            capacity=room.seats, config=config, lockstep=True, last_round=room.match.deals
-        )
-    return TableState(capacity=room.seats, config=config)
+        return replace(state, lockstep=True, last_round=room.match.deals)
+    return state
 
 
 def table_for_room(*, room: Room) -> Table:
@@ -667,6 +666,19 @@ def table_suggest(*, user: User, room: Room, cards: list[str]) -> list[Json]:
     )
     position = _position(state=state, user=user)
     return kept_suggestions(state, position=position, cards=kept)
+
+
+@transaction.atomic
+def table_chat(*, user: User, room: Room, kind: str, value: object) -> Transition:
+    """A chat message from the player's seat (``games.table.chat``); refused (``bad_chat``,
+    ``chat_text_off``) with nothing written."""
+    return _seat_service(
+        user=user,
+        room=room,
+        command=lambda s, position, now: machine.chat(
+            s, position=position, kind=kind, value=value, now=now
+        ),
+    )
 
 
 @transaction.atomic

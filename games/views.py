@@ -21,6 +21,7 @@ from games.replay import round_replay_data
 from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
 from games.selectors import round_in_play, rounds_hidden_until_settled
+from games.table.chat import MAX_TEXT_CHARS, PHRASES, REACTIONS
 from lobby.selectors import seat_view
 from shisanshui.ratelimit import rate_limit_hit
 
@@ -66,7 +67,14 @@ def table(request: HttpRequest, room_id: int) -> HttpResponse:
             for c, zh in CATEGORY_ZH.items()
         },
     }
+    config["chat"] = {
+        "phrases": {pid: {"zh": zh, "en": en} for pid, (zh, en) in PHRASES.items()},
+        "reactions": REACTIONS,
+    }
     context = {
+        "chat_phrases": [(pid, zh, en) for pid, (zh, en) in PHRASES.items()],
+        "chat_reactions": list(REACTIONS.items()),
+        "chat_max": MAX_TEXT_CHARS,
         "room": room,
         "position": seat["position"],
         "balance": balance,

@@ -57,6 +57,11 @@ class InvalidSeatCount(LobbyError):
     template = _("A room has 2 to 6 seats, not %(seats)s.")
 
 
+class InvalidChatSetting(LobbyError):
+    code = "invalid_chat_setting"
+    template = _("Free-text chat is on (true) or off (false).")
+
+
 class InvalidMatchTables(LobbyError):
     code = "invalid_match_tables"
     template = _("A duplicate match has 2 to 4 tables, not %(tables)s.")

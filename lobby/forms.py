@@ -134,6 +134,12 @@ class _TableTermsForm(forms.Form):
 class RoomCreateForm(_TableTermsForm):
     seats = forms.TypedChoiceField(label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4)
     private = forms.BooleanField(label=_("Private (joined with a code)"), required=False)
+    chat_text = forms.BooleanField(
+        label=_("Free-text chat"),
+        required=False,
+        initial=True,
+        help_text=_("Players may type short messages; quick phrases and reactions are always on."),
+    )
     bots = forms.TypedChoiceField(
         label=_("Bots (computer players)"),
         choices=BOT_CHOICES,

@@ -96,6 +96,12 @@ class Room(models.Model):
         blank=True,
     )
     match_table = models.PositiveSmallIntegerField(_("match table"), null=True, blank=True)
+    # Free-text table chat (issue 18); quick phrases and reactions are always allowed.
+    chat_text = models.BooleanField(
+        _("free-text chat"),
+        default=True,
+        help_text=_("Players may type short messages at the table (phrases are always on)."),
+    )
 
     class Meta:
         verbose_name = _("room")

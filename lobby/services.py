@@ -91,6 +91,7 @@ from lobby.errors import (
     InvalidBaseScore,
     InvalidBotCount,
     InvalidBotLevel,
+    InvalidChatSetting,
     InvalidMatchDeals,
     InvalidMatchTables,
     InvalidRoomName,
@@ -360,6 +361,7 @@ def _insert_room(
     bot_level: str = BotLevel.STRONG,
     match: DuplicateMatch | None = None,
     match_table: int | None = None,
+    chat_text: bool = True,
 ) -> Room:
     """A new open room (`minimum`: its entry minimum); a private one gets a fresh code
     (retrying the rare collision)."""
@@ -374,6 +376,7 @@ def _insert_room(
         "bot_level": bot_level,
         "match": match,
         "match_table": match_table,
+        "chat_text": chat_text,
     }
     if not private:
         return Room.objects.create(**fields)
@@ -430,6 +433,7 @@ def room_create(
     rules: RuleConfiguration | None = None,
     bots: int = 0,
     bot_level: str = BotLevel.STRONG,
+    chat_text: bool = True,
 ) -> Room:
     """Open a room and seat its creator at position 0; `rules` defaults to the default rules,
     `name` (None) to `default_room_name` (an empty or blank name given is refused).
@@ -439,7 +443,10 @@ def room_create(
     LOBBY_MAX_OPEN_ROOMS open rooms and room creations left ("lobby.room_create"). `bots`
     (0 to seats - 1) bot players take the next seats (`bots_fill`); they play at `bot_level`
     (games.rules.levels; `invalid_bot_level` otherwise), as will any bot seated later.
+    `chat_text` False turns free-text chat off at its table (phrases and reactions stay).
     """
+    if not isinstance(chat_text, bool):
+        raise InvalidChatSetting()
     name = _checked_name(default_room_name(owner=owner) if name is None else name)
     bot_level = _checked_bot_level(bot_level)
     base_score = _checked_base_score(base_score)
@@ -458,6 +465,7 @@ def room_create(
         private=private,
         minimum=needed,
         bot_level=bot_level,
+        chat_text=chat_text,
     )
     _sit(room=room, user=owner, position=0)
     _notify(event=ROOM_CREATED, room=room)

@@ -45,6 +45,7 @@ from games.rules.hands import check_foul, evaluate
 from games.rules.scoring import Arranged
 
 from . import flow
+from .chat import chat_value
 from .deck import (
     commitment,
     deal_duration_ms,
@@ -186,6 +187,20 @@ def start(state: TableState, *, now: float) -> Transition:
     verify_start(state)
     step = Step(state)
     flow.maybe_start(step, now, match=True)
+    return step.done()
+
+
+def verify_chat(state: TableState, *, position: int, kind: str, value: object) -> None:
+    _seat(state, position)
+    chat_value(kind, value, text_allowed=state.chat_text)
+
+
+def chat(state: TableState, *, position: int, kind: str, value: object, now: float) -> Transition:
+    """A seated player's chat message (``games.table.chat``): a public ``chat`` event."""
+    verify_chat(state, position=position, kind=kind, value=value)
+    kind, text = chat_value(kind, value, text_allowed=state.chat_text)
+    step = Step(state)
+    step.emit("chat", {"position": position, "kind": kind, "value": text})
     return step.done()
 
 
@@ -630,6 +645,7 @@ can_sit = _can(verify_sit)
 can_ready = _can(verify_ready)
 can_leave = _can(verify_leave)
 can_start = _can(verify_start)
+can_chat = _can(verify_chat)
 can_release = _can(verify_release)
 can_set_config = _can(verify_set_config)
 can_deal = _can(verify_deal)

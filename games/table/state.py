@@ -209,6 +209,8 @@ class TableState:
     lockstep: bool = False
     last_round: int | None = None
     held: bool = False
+    # Free-text chat allowed at this table (the room's setting; phrases and reactions always).
+    chat_text: bool = True
 
     def seat(self, position: int) -> SeatState | None:
         for seat in self.seats:
@@ -279,6 +281,7 @@ class TableState:
             "lockstep": self.lockstep,
             "last_round": self.last_round,
             "held": self.held,
+            "chat_text": self.chat_text,
         }
 
     @classmethod
@@ -303,6 +306,7 @@ class TableState:
             lockstep=bool(data.get("lockstep", False)),
             last_round=data.get("last_round"),
             held=bool(data.get("held", False)),
+            chat_text=bool(data.get("chat_text", True)),
         )
 
 

@@ -115,6 +115,7 @@ def snapshot_for(state: TableState, position: int | None, *, now: float) -> Json
         # A duplicate match's table (issue 17): its last deal, and whether its hands wait for
         # the other tables (None at an ordinary table).
         "match": ({"last_round": state.last_round, "held": state.held} if state.lockstep else None),
+        "chat_text": state.chat_text,
         "you": None if seat is None else _private_seat(state, seat, now),
     }
 

@@ -305,6 +305,8 @@ RATE_LIMITS = {
     # Frames of one user on all its table sockets: over it, the socket is closed with 4429
     # and the cool-down below starts.
     "table.message": "20/second;600/minute",
+    # Chat messages per user (all its tables): over it, `rate_limited` (nothing is sent).
+    "table.chat": "3/5seconds;20/minute",
     # Drafts saved per user: over it, `rate_limited` (the draft is not saved).
     "table.draft": "2/second;60/minute",
     # Suggestions asked for the 13 cards kept with spare cards (`suggest`, each an engine

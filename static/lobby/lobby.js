@@ -420,6 +420,8 @@
     });
     const privateBox = form.querySelector("input[name=private]");
     if (privateBox) message.private = privateBox.checked;
+    const chatBox = form.querySelector("input[name=chat_text]");
+    if (chatBox) message.chat_text = chatBox.checked;
     socket.send(JSON.stringify(message));
   });
   filterForm.addEventListener("change", () => filterForm.requestSubmit());

@@ -41,6 +41,7 @@ import { setUpSuggestions } from "./views/suggestions.js";
 import { renderSettlement } from "./views/settlement.js";
 import { renderSpecial, setUpSpecial, setUpLeave, askLeave, showClosed, setConnection } from "./views/dialogs.js";
 import { renderTimers } from "./views/timers.js";
+import { setUpChat, onChat, renderChat } from "./views/chat.js";
 
 const PHASE_NAMES = {
   waiting: _("Waiting"),
@@ -403,6 +404,9 @@ function start() {
         ui.selected.clear();
         ui.serverFoul = null;
         break;
+      case "chat":
+        onChat(ctx, p);
+        break;
       case "settled": {
         compareReached = Infinity;
         settledAt = Date.now();
@@ -478,6 +482,7 @@ function start() {
     renderArrange(ctx, shown);
     renderSpecial(ctx);
     renderSettlement(ctx);
+    renderChat(ctx);
     askSuggestions();
     tick();
   }
@@ -554,6 +559,7 @@ function start() {
     setUpArrange(ctx);
     setUpSuggestions(ctx);
     setUpSpecial(ctx);
+    setUpChat(ctx, act);
     $("ready-button").addEventListener("click", () => {
       act("ready");
     });

@@ -125,6 +125,7 @@ export function applySnapshot(state, snap, evaluate) {
     seats,
     result: snap.result,
     match: snap.match || null,
+    chat_text: snap.chat_text !== false,
   };
   const you = Object.assign(freshYou(), snap.you || {});
   const compare = freshCompare();

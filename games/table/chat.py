@@ -1,0 +1,73 @@
+"""Table chat (issue 18): quick phrases, reactions and, where the room allows it, short free text.
+
+A chat message is a public table event (``chat``: ``position, kind, value``) like any other:
+every seat sees it, it is logged with the table's events (support reads a round's chat in its
+audit), and a reconnecting client gets it back with what it missed. Phrases and reactions are
+ids from fixed lists, shown in the reader's language; free text is plain text only — control
+and formatting characters are refused, whitespace is collapsed, and clients put it on the page
+as text, never as markup.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from .errors import TableError
+
+# Quick phrases: id -> (Chinese, English).
+PHRASES: dict[str, tuple[str, str]] = {
+    "hello": ("大家好", "Hello everyone"),
+    "hurry": ("快点吧", "Hurry up"),
+    "nice_hand": ("好牌", "Nice hand"),
+    "well_played": ("打得好", "Well played"),
+    "unlucky": ("手气不好", "Unlucky"),
+    "again": ("再来一局", "One more round"),
+    "thanks": ("谢谢", "Thanks"),
+    "bye": ("再见", "Bye"),
+}
+# Reactions, floated over the sender's seat: id -> the symbol shown.
+REACTIONS: dict[str, str] = {
+    "laugh": "😄",
+    "clap": "👏",
+    "thumbs_up": "👍",
+    "wow": "😮",
+    "sad": "😢",
+    "angry": "😠",
+}
+KINDS = ("phrase", "reaction", "text")
+MAX_TEXT_CHARS = 80
+
+
+def clean_text(value: object) -> str:
+    """Free text as it is kept and shown: stripped, runs of whitespace made one space, at most
+    MAX_TEXT_CHARS characters; control and formatting characters (bidi overrides, zero-width
+    joiners…) refused (``bad_chat``)."""
+    if not isinstance(value, str):
+        raise TableError("bad_chat", "a chat text must be a string")
+    text = " ".join(value.split())
+    if not text:
+        raise TableError("bad_chat", "a chat text cannot be empty")
+    if len(text) > MAX_TEXT_CHARS:
+        raise TableError(
+            "bad_chat", f"a chat text has at most {MAX_TEXT_CHARS} characters", max=MAX_TEXT_CHARS
+        )
+    if any(unicodedata.category(ch)[0] == "C" for ch in text):
+        raise TableError("bad_chat", "a chat text cannot hold control or formatting characters")
+    return text
+
+
+def chat_value(kind: object, value: object, *, text_allowed: bool) -> tuple[str, str]:
+    """``(kind, value)`` as the ``chat`` event carries it, or TableError saying why not."""
+    if kind == "phrase":
+        if not isinstance(value, str) or value not in PHRASES:
+            raise TableError("bad_chat", "unknown phrase", phrases=sorted(PHRASES))
+        return kind, value
+    if kind == "reaction":
+        if not isinstance(value, str) or value not in REACTIONS:
+            raise TableError("bad_chat", "unknown reaction", reactions=sorted(REACTIONS))
+        return kind, value
+    if kind == "text":
+        if not text_allowed:
+            raise TableError("chat_text_off", "free-text chat is turned off at this table")
+        return kind, clean_text(value)
+    raise TableError("bad_chat", "a chat message is a phrase, a reaction or a text", kinds=KINDS)
