@@ -224,6 +224,8 @@ class TableConsumer(Consumer):
     """A seated player's connection to the table of one room."""
 
     seat: table_services.TableSeat | None = None
+    # A spectator's connection (not seated at this table): public events only, no actions.
+    watch: table_services.TableWatch | None = None
     # The last table version this connection has passed on (events or a welcome); None until
     # the client's hello.
     version: int | None = None
@@ -248,7 +250,19 @@ class TableConsumer(Consumer):
             return
         self.seat = await off_thread(table_services.table_seat_for)(user=user, room_id=room_id)
         if self.seat is None:
-            await self.close(code=CLOSE_NOT_SEATED)
+            # Not seated here: a spectator, where the room allows it (issue 18).
+            self.watch = await off_thread(table_services.table_watch_for)(
+                user=user, room_id=room_id
+            )
+            if self.watch is None:
+                await self.close(code=CLOSE_NOT_SEATED)
+                return
+            self.group = table_services.table_spectator_group(self.watch.table_id)
+            await self.channel_layer.group_add(self.group, self.channel_name)
+            await off_thread(table_services.table_watchers_change)(
+                table_id=self.watch.table_id, delta=1
+            )
+            await self.accept()
             return
         self.connection = uuid.uuid4().hex
         self.group = table_services.table_player_group(self.seat.table_id, self.seat.player)
@@ -259,6 +273,13 @@ class TableConsumer(Consumer):
         await self._quietly(table_services.table_reconnect, connection=self.connection)
 
     async def disconnect(self, code: int) -> None:
+        if self.watch is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await off_thread(table_services.table_watchers_change)(
+                table_id=self.watch.table_id, delta=-1
+            )
+            self.watch = None
+            return
         if self.seat is None:
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
@@ -306,6 +327,9 @@ class TableConsumer(Consumer):
     async def dispatch_message(self, message: dict[str, Any], request_id: str | int | None) -> None:
         kind = message["type"]
         seat = self.seat
+        if self.watch is not None:
+            await self.spectate(kind, message, request_id)
+            return
         if seat is None:  # the player left: nothing more to do here
             raise TableError("not_at_table", "you do not sit at this table")
         if "position" in message and message["position"] != seat.position:
@@ -329,6 +353,30 @@ class TableConsumer(Consumer):
             await self.act(kind, message, request_id)
         else:
             raise UnknownMessageType(type=json.dumps(kind[:40], ensure_ascii=False))
+
+    async def spectate(
+        self, kind: str, message: dict[str, Any], request_id: str | int | None
+    ) -> None:
+        """A spectator may say hello (its welcome is a spectator's snapshot) and ping; any
+        action is refused (``spectator``)."""
+        assert self.watch is not None
+        if kind == "ping":
+            await self.send_json({"type": "pong", "id": request_id})
+        elif kind == "hello":
+            await self.welcome_spectator(request_id)
+        elif kind in ACTIONS or kind == "suggest":
+            raise TableError("spectator", "spectators watch: take a seat to play")
+        else:
+            raise UnknownMessageType(type=json.dumps(kind[:40], ensure_ascii=False))
+
+    async def welcome_spectator(self, request_id: str | int | None) -> None:
+        """The public snapshot (``views.snapshot_for`` with no seat): every version is passed."""
+        assert self.watch is not None
+        view = await off_thread(table_services.table_resync)(
+            table_id=self.watch.table_id, player="", since=None
+        )
+        self.version = int(view["version"])
+        await self.send_json({"type": "welcome", "id": request_id, "position": None, **view})
 
     async def welcome(
         self, request_id: str | int | None, since: int | None, *, repair: bool = False
@@ -383,6 +431,9 @@ class TableConsumer(Consumer):
         """This player's events from the services (its group): pass them on in order. Nothing
         before the client's hello is answered: the welcome brings what it needs (docs/protocol.md,
         "Nothing is sent until the client speaks")."""
+        if self.watch is not None:
+            await self.spectator_events(message)
+            return
         if self.seat is None or self.version is None:
             return
         first, last = int(message["first"]), int(message["last"])
@@ -402,6 +453,20 @@ class TableConsumer(Consumer):
         player = self.seat.player
         if any(e["type"] == "left" and e["payload"].get("player") == player for e in sent):
             await self._left()
+
+    async def spectator_events(self, message: dict[str, Any]) -> None:
+        """The table's public events, in order; a gap (a batch lost or late) is repaired with
+        a new snapshot, a ``welcome`` without an id."""
+        if self.version is None:
+            return  # nothing before the hello
+        first, last = int(message["first"]), int(message["last"])
+        if first > self.version + 1:
+            await self.welcome_spectator(None)
+            return
+        events = [e for e in message["events"] if e["version"] > self.version]
+        self.version = max(self.version, last)
+        if events:
+            await self.send_json({"type": "events", "events": events})
 
     async def send_error(self, request_id: str | int | None, error: dict[str, Any]) -> None:
         await self.send_json({"type": "error", "id": request_id, "error": error})

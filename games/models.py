@@ -369,6 +369,9 @@ class Table(models.Model):
     version = models.PositiveIntegerField(_("version"), default=0)
     phase = models.CharField(_("phase"), max_length=16, default="waiting")
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True, db_index=True)
+    # Spectators' sockets open on this table (issue 18): its public events go to their group
+    # only when some watch.
+    watchers = models.PositiveIntegerField(_("watchers"), default=0)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 

@@ -64,6 +64,8 @@ from datetime import UTC, datetime
 
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -79,7 +81,7 @@ from games.table.events import ALL, NOBODY, Event, Timer, Transition
 from games.table.state import Json, Phase, TableState, arranged_json
 from games.table.suggest import kept_suggestions
 from games.table.views import missed_events, snapshot_for
-from lobby.models import Room, Seat
+from lobby.models import Room, RoomStatus, Seat
 from shisanshui.publish import publish
 
 logger = logging.getLogger(__name__)
@@ -151,15 +153,15 @@ def _locked(*, room: Room) -> Table:
         if cursor.fetchone() is None:
             raise Room.DoesNotExist(f"no room {room.pk}")
         cursor.execute(
-            f"SELECT id, state, version, phase, deadline FROM {_TABLE} WHERE room_id = %s"
-            f"{_for_update()}",
+            f"SELECT id, state, version, phase, deadline, watchers FROM {_TABLE} "
+            f"WHERE room_id = %s{_for_update()}",
             [room.pk],
         )
         row = cursor.fetchone()
     if row is None:  # first use: create it, then lock it
         return Table.objects.select_for_update().get(pk=table_for_room(room=room).pk)
-    pk, state, version, phase, deadline = row
-    table = Table(id=pk, room_id=room.pk, version=version, phase=phase)
+    pk, state, version, phase, deadline, watchers = row
+    table = Table(id=pk, room_id=room.pk, version=version, phase=phase, watchers=watchers)
     table.state = json.loads(state) if isinstance(state, str | bytes) else state
     return table
 
@@ -264,7 +266,7 @@ def _run(
         players_left.send(sender=Table, room_id=table.room_id, user_ids=left)
 
     table_id = table.pk
-    messages = _messages(events=events, players=positions)
+    messages = _messages(events=events, players=positions, spectators=table.watchers > 0)
     transaction.on_commit(lambda: _send(table_id, messages), robust=True)
     timer = transition.timer
     if timer is not None and (timer.phase, timer.at) != (before.phase, before.deadline):
@@ -461,28 +463,51 @@ def _wallets(user_ids: list[int], *, lock: bool) -> dict[int, Account]:
 # -- notification (after commit) ---------------------------------------------------------------
 
 
-def _messages(*, events: list[Event], players: Iterable[str]) -> dict[str, Json]:
-    """For each player seated before or after the transition, the events it may see.
+# The key of the spectators' message in ``_messages`` (no player id is empty).
+SPECTATORS = ""
+
+
+def _messages(
+    *, events: list[Event], players: Iterable[str], spectators: bool = False
+) -> dict[str, Json]:
+    """For each player seated before or after the transition, the events it may see; with
+    ``spectators`` (some watch the table), also the public events for them (key SPECTATORS).
 
     ``first`` and ``last`` are the versions the whole batch covers, so that a connection knows
     it has seen every version up to ``last`` even when the batch holds nothing for it.
     """
     first, last = events[0].version, events[-1].version
+    audience: list[str | None] = [*players, *([None] if spectators else [])]
     return {
-        player: {
+        SPECTATORS if player is None else player: {
             "type": "table.events",
             "first": first,
             "last": last,
             "events": [e.message() for e in events if e.visible_to(player)],
         }
-        for player in players
+        for player in audience
     }
 
 
+def table_spectator_group(table_id: int) -> str:
+    """The channel-layer group of a table's spectators: its public events only."""
+    return f"table.{table_id}.spectators"
+
+
 def _send(table_id: int, messages: dict[str, Json]) -> None:
-    """Publish each player's message to its group (kept in the thread's outbox, if any:
-    shisanshui.publish)."""
-    publish([(table_player_group(table_id, player), m) for player, m in messages.items()])
+    """Publish each player's message to its group, and the spectators' to theirs (kept in the
+    thread's outbox, if any: shisanshui.publish)."""
+    publish(
+        [
+            (
+                table_spectator_group(table_id)
+                if player == SPECTATORS
+                else table_player_group(table_id, player),
+                m,
+            )
+            for player, m in messages.items()
+        ]
+    )
 
 
 def _set_timer(table_id: int, timer: Timer) -> None:
@@ -775,6 +800,30 @@ def table_seat_for(*, user: User, room_id: int) -> TableSeat | None:
     if seat is None:
         return None
     return TableSeat(room, table.pk, seat.position, seat.connected, seat.player)
+
+
+@dataclass(frozen=True)
+class TableWatch:
+    """A table a spectator watches: the room and its table."""
+
+    room: Room
+    table_id: int
+
+
+def table_watch_for(*, user: User, room_id: int) -> TableWatch | None:
+    """The table of room ``room_id`` if ``user`` may watch it: an open public room that allows
+    spectators (issue 18). A player watches a table it does not sit at."""
+    room = Room.objects.filter(
+        pk=room_id, status=RoomStatus.OPEN, is_private=False, allow_spectators=True
+    ).first()
+    if room is None:
+        return None
+    return TableWatch(room, table_for_room(room=room).pk)
+
+
+def table_watchers_change(*, table_id: int, delta: int) -> None:
+    """A spectator's socket opened (+1) or closed (-1); never below zero."""
+    Table.objects.filter(pk=table_id).update(watchers=Greatest(F("watchers") + delta, 0))
 
 
 def table_resync(*, table_id: int, player: str, since: int | None) -> Json:

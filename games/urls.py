@@ -6,6 +6,7 @@ app_name = "games"
 
 urlpatterns = [
     path("table/<int:room_id>/", views.table, name="table"),
+    path("table/<int:room_id>/watch/", views.watch, name="watch"),
     path("history/", views.history, name="history"),
     path("rounds/<int:round_id>/replay/", views.replay, name="round_replay"),
     path("matches/<int:match_id>/", views.match, name="match"),

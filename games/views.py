@@ -3,6 +3,8 @@ games.audit, games.replay, lobby.selectors and accounts.selectors)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -22,7 +24,7 @@ from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
 from games.selectors import round_in_play, rounds_hidden_until_settled
 from games.table.chat import MAX_TEXT_CHARS, PHRASES, REACTIONS
-from lobby.selectors import seat_view
+from lobby.selectors import room_view, seat_view
 from shisanshui.ratelimit import rate_limit_hit
 
 MATCH_PAGES = "games.match_page"  # settings.RATE_LIMITS
@@ -41,13 +43,35 @@ def table(request: HttpRequest, room_id: int) -> HttpResponse:
     if seat is None or seat["room"]["id"] != room_id:
         messages.error(request, _("You are not seated at that table. Join a room first."))
         return redirect("lobby:index")
-    room = seat["room"]
+    return _table_page(request, seat["room"], position=seat["position"])
+
+
+@login_required
+@require_GET
+def watch(request: HttpRequest, room_id: int) -> HttpResponse:
+    """The same page for a spectator (issue 18): an open public room that allows watching; its
+    socket sends only what is public. A player seated there goes to its own seat instead."""
+    seat = seat_view(user=request.user)
+    if seat is not None and seat["room"]["id"] == room_id:
+        return redirect("games:table", room_id=room_id)
+    room = room_view(room_id=room_id, user=request.user)
+    watchable = room is not None and room["status"] == "open" and not room["private"]
+    if room is None or not watchable or not room["allow_spectators"]:
+        messages.error(request, _("That table cannot be watched."))
+        return redirect("lobby:index")
+    return _table_page(request, room, position=None)
+
+
+def _table_page(request: HttpRequest, room: Any, *, position: int | None) -> HttpResponse:
+    room_id = room["id"]
     balance = wallet_balance(user=request.user)
     ws_url = f"/ws/table/{room_id}/"
     config = {
         "room_id": room_id,
         "ws_url": ws_url,
-        "position": seat["position"],
+        # A spectator has no seat: -1, so that no seat is "you".
+        "position": -1 if position is None else position,
+        "spectator": position is None,
         "seats": room["seats"],
         "base_score": room["base_score"],
         "balance": balance,
@@ -66,17 +90,18 @@ def table(request: HttpRequest, room_id: int) -> HttpResponse:
             c.id: {"zh": zh, "en": CATEGORY_EN[c.id], "name": category_name(c.id)}
             for c, zh in CATEGORY_ZH.items()
         },
-    }
-    config["chat"] = {
-        "phrases": {pid: {"zh": zh, "en": en} for pid, (zh, en) in PHRASES.items()},
-        "reactions": REACTIONS,
+        "chat": {
+            "phrases": {pid: {"zh": zh, "en": en} for pid, (zh, en) in PHRASES.items()},
+            "reactions": REACTIONS,
+        },
     }
     context = {
         "chat_phrases": [(pid, zh, en) for pid, (zh, en) in PHRASES.items()],
         "chat_reactions": list(REACTIONS.items()),
         "chat_max": MAX_TEXT_CHARS,
         "room": room,
-        "position": seat["position"],
+        "position": position,
+        "spectator": position is None,
         "balance": balance,
         "ws_url": ws_url,
         "table_config": config,

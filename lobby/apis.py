@@ -115,6 +115,10 @@ class RoomSerializer(serializers.Serializer):
         help_text="A duplicate match's table: every table of the match plays the same deals; "
         "null for an ordinary room.",
     )
+    allow_spectators = serializers.BooleanField(
+        help_text="Anyone may watch its table (/games/table/<id>/watch/; public rooms only)."
+    )
+    watchers = serializers.IntegerField(help_text="Spectators watching its table now.")
     version = serializers.IntegerField(help_text="Grows with every visible change.")
     code = serializers.CharField(
         allow_null=True,

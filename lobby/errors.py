@@ -59,7 +59,7 @@ class InvalidSeatCount(LobbyError):
 
 class InvalidChatSetting(LobbyError):
     code = "invalid_chat_setting"
-    template = _("Free-text chat is on (true) or off (false).")
+    template = _("Free-text chat and spectators are on (true) or off (false).")
 
 
 class InvalidMatchTables(LobbyError):

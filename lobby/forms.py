@@ -134,6 +134,12 @@ class _TableTermsForm(forms.Form):
 class RoomCreateForm(_TableTermsForm):
     seats = forms.TypedChoiceField(label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4)
     private = forms.BooleanField(label=_("Private (joined with a code)"), required=False)
+    spectators = forms.BooleanField(
+        label=_("Spectators may watch"),
+        required=False,
+        initial=True,
+        help_text=_("A public room only: they see what every player sees, hands once revealed."),
+    )
     chat_text = forms.BooleanField(
         label=_("Free-text chat"),
         required=False,

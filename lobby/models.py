@@ -96,6 +96,12 @@ class Room(models.Model):
         blank=True,
     )
     match_table = models.PositiveSmallIntegerField(_("match table"), null=True, blank=True)
+    # Anyone may watch the table (issue 18; a public room only): spectators see what is public.
+    allow_spectators = models.BooleanField(
+        _("spectators allowed"),
+        default=True,
+        help_text=_("Anyone may watch a public room's table; hands are shown once revealed."),
+    )
     # Free-text table chat (issue 18); quick phrases and reactions are always allowed.
     chat_text = models.BooleanField(
         _("free-text chat"),

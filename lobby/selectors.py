@@ -80,13 +80,15 @@ class RoomRow(TypedDict):
     people: int  # players who are not bots
     bot_level: str  # how its bots play (games.rules.levels)
     match: MatchRow | None  # a duplicate match's table (issue 17)
+    allow_spectators: bool  # anyone may watch (a public room; issue 18)
+    watchers: int  # spectators watching its table now
     version: int
 
 
 def _rooms() -> QuerySet[Room]:
     """Rooms with everything their row needs, in two queries whatever their number."""
     return (
-        Room.objects.select_related("rules", "owner", "match")
+        Room.objects.select_related("rules", "owner", "match", "table")
         .annotate(
             seats_taken=Count("taken_seats"),
             people=Count("taken_seats", filter=Q(taken_seats__user__is_bot=False)),
@@ -241,8 +243,17 @@ def room_row(*, room: Room) -> RoomRow:
         "people": sum(1 for s in seats if not s.user.is_bot),
         "bot_level": room.bot_level,
         "match": _match_row(room),
+        "allow_spectators": room.allow_spectators and not room.is_private,
+        "watchers": _watchers(room),
         "version": room.version,
     }
+
+
+def _watchers(room: Room) -> int:
+    try:
+        return int(room.table.watchers)
+    except Room.table.RelatedObjectDoesNotExist:  # no table yet: nobody watches
+        return 0
 
 
 def _match_row(room: Room) -> MatchRow | None:

@@ -50,6 +50,9 @@ class RoomCreateInput(serializers.Serializer):
         help_text="Bot players seated beside you: 0 to seats - 1 (they play through the same "
         "services, with human-like delays, and leave when the last person leaves).",
     )
+    spectators = serializers.BooleanField(
+        default=True, help_text="Anyone may watch the table (a public room only)."
+    )
     chat_text = serializers.BooleanField(
         default=True,
         help_text="Free-text chat at the table (quick phrases and reactions are always on).",

@@ -362,6 +362,7 @@ def _insert_room(
     match: DuplicateMatch | None = None,
     match_table: int | None = None,
     chat_text: bool = True,
+    allow_spectators: bool = True,
 ) -> Room:
     """A new open room (`minimum`: its entry minimum); a private one gets a fresh code
     (retrying the rare collision)."""
@@ -377,6 +378,7 @@ def _insert_room(
         "match": match,
         "match_table": match_table,
         "chat_text": chat_text,
+        "allow_spectators": allow_spectators,
     }
     if not private:
         return Room.objects.create(**fields)
@@ -434,6 +436,7 @@ def room_create(
     bots: int = 0,
     bot_level: str = BotLevel.STRONG,
     chat_text: bool = True,
+    spectators: bool = True,
 ) -> Room:
     """Open a room and seat its creator at position 0; `rules` defaults to the default rules,
     `name` (None) to `default_room_name` (an empty or blank name given is refused).
@@ -443,9 +446,10 @@ def room_create(
     LOBBY_MAX_OPEN_ROOMS open rooms and room creations left ("lobby.room_create"). `bots`
     (0 to seats - 1) bot players take the next seats (`bots_fill`); they play at `bot_level`
     (games.rules.levels; `invalid_bot_level` otherwise), as will any bot seated later.
-    `chat_text` False turns free-text chat off at its table (phrases and reactions stay).
+    `chat_text` False turns free-text chat off at its table (phrases and reactions stay);
+    `spectators` False keeps watchers out (a private room is never watched).
     """
-    if not isinstance(chat_text, bool):
+    if not isinstance(chat_text, bool) or not isinstance(spectators, bool):
         raise InvalidChatSetting()
     name = _checked_name(default_room_name(owner=owner) if name is None else name)
     bot_level = _checked_bot_level(bot_level)
@@ -466,6 +470,7 @@ def room_create(
         minimum=needed,
         bot_level=bot_level,
         chat_text=chat_text,
+        allow_spectators=spectators,
     )
     _sit(room=room, user=owner, position=0)
     _notify(event=ROOM_CREATED, room=room)

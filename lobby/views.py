@@ -151,6 +151,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "page_info": _("Page %(page)s of %(pages)s · %(total)s open rooms"),
             "bot_levels": {level: str(name) for level, name in BOT_LEVEL_NAMES.items()},
             "duplicate": _("Duplicate %(table)s/%(tables)s"),
+            "watch": _("Watch"),
             "match_url": reverse("games:match", args=[0]),
         },
         "table_url_zero": reverse("games:table", args=[0]),

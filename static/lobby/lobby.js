@@ -141,7 +141,23 @@
     badge.classList.toggle("classic", variant.tags.length === 1 && variant.tags[0] === "classic");
     badge.hidden = variant.tags.length === 0;
     tr.querySelector("[data-field=base_score]").textContent = number(row.base_score);
-    tr.querySelector("[data-field=seats]").textContent = row.seats_taken + " / " + row.seats;
+    tr.querySelector("[data-field=seats]").textContent =
+      row.seats_taken + " / " + row.seats + (row.watchers > 0 ? " · 👁 " + row.watchers : "");
+    // Watch: a room that allows spectators, for a player not seated there.
+    let watch = tr.querySelector("[data-field=watch]");
+    const watchable = row.allow_spectators && row.status === "open" && !mine;
+    if (!watch && watchable) {
+      watch = document.createElement("a");
+      watch.className = "btn secondary watch-link";
+      watch.dataset.field = "watch";
+      watch.dataset.testid = "watch-link";
+      watch.textContent = strings.watch;
+      tr.querySelector(".actions").prepend(watch);
+    }
+    if (watch) {
+      watch.hidden = !watchable;
+      watch.href = tableUrl(row.id) + "watch/";
+    }
     tr.querySelector("[data-field=entry_minimum]").textContent = number(row.entry_minimum);
     tr.querySelector("[data-field=players]").textContent = row.players
       .map((p) => (p.username === username ? playerName(p) + " (" + strings.you + ")" : playerName(p)))
@@ -422,6 +438,8 @@
     if (privateBox) message.private = privateBox.checked;
     const chatBox = form.querySelector("input[name=chat_text]");
     if (chatBox) message.chat_text = chatBox.checked;
+    const watchBox = form.querySelector("input[name=spectators]");
+    if (watchBox) message.spectators = watchBox.checked;
     socket.send(JSON.stringify(message));
   });
   filterForm.addEventListener("change", () => filterForm.requestSubmit());

@@ -398,6 +398,8 @@ async def test_an_anonymous_socket_is_refused(clock: Clock) -> None:
 
 async def test_a_player_not_seated_in_the_room_is_refused(clock: Clock) -> None:
     room, _users = await make_room(["alice", "bob"])
+    room.allow_spectators = False  # (where spectators may watch, carol would be one)
+    await database_sync_to_async(room.save)(update_fields=["allow_spectators"])
     carol = await database_sync_to_async(make_player)("carol")
     communicator = await communicator_for(carol, room.pk)
 

@@ -94,6 +94,8 @@ def test_a_row_is_the_rooms_public_face(rooms: dict[str, Any]) -> None:
         "people": 2,
         "bot_level": "strong",
         "match": None,
+        "allow_spectators": True,
+        "watchers": 0,
         "version": small.version,
     }
 

@@ -564,6 +564,7 @@ function start() {
       act("ready");
     });
     // The review of my hand in the round just settled (issue 17): fetched on demand.
+    $("review-button").hidden = Boolean(cfg.spectator); // a spectator played no hand
     $("review-button").addEventListener("click", () => {
       const round = state.table.round_no;
       const box = $("review-box");

@@ -50,13 +50,16 @@ export function setUpChat(ctx, act) {
     if (button.dataset.phrase) act("chat", { kind: "phrase", value: button.dataset.phrase });
     else act("chat", { kind: "reaction", value: button.dataset.reaction });
   });
-  $("chat-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const input = $("chat-input");
-    const text = input.value.trim();
-    if (!text) return;
-    if (act("chat", { kind: "text", value: text })) input.value = "";
-  });
+  const form = $("chat-form"); // a spectator only reads
+  if (form) {
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const input = $("chat-input");
+      const text = input.value.trim();
+      if (!text) return;
+      if (act("chat", { kind: "text", value: text })) input.value = "";
+    });
+  }
   $("chat-mutes").addEventListener("change", (event) => {
     const box = event.target.closest("input[data-player]");
     if (!box) return;
@@ -108,7 +111,7 @@ function bubble(position, text, kind) {
 export function renderChat(ctx) {
   const state = ctx.state;
   const form = $("chat-form");
-  form.hidden = state.table.chat_text === false;
+  if (form) form.hidden = state.table.chat_text === false;
   $("chat-text-off").hidden = state.table.chat_text !== false;
   const unread = ctx.ui.chatUnread || 0;
   const badge = $("chat-unread");

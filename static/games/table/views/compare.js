@@ -53,6 +53,7 @@ export function renderCenter(ctx, view) {
   let status = "";
   const others = Object.values(table.seats).filter((s) => s.position !== state.me);
   if (closed) status = "";
+  else if (ctx.cfg.spectator) status = _("You are watching this table.");
   else if (lobbyPhase) {
     if (!seat) status = "";
     else if (matchOver) status = _("The match is over: all its deals are played. See the results.");

@@ -141,7 +141,8 @@ export function setUpLeave(ctx) {
     event.preventDefault();
     event.returnValue = leaveQuestion(ctx.state); // browsers show their own words; ours are in the page
   });
-  $("leave-button").addEventListener("click", ctx.onLeaveButton);
+  const leaveButton = $("leave-button"); // a spectator has a link instead
+  if (leaveButton) leaveButton.addEventListener("click", ctx.onLeaveButton);
   $("leave-confirm").addEventListener("click", () => {
     const then = onLeaveConfirmed;
     closeLeaveDialog();

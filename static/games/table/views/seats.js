@@ -49,7 +49,7 @@ export function renderSeats(ctx, view) {
   felt.dataset.seats = String(n);
   felt.toggleAttribute("data-spare", spareOf(table.config) > 0);
   for (let position = 0; position < n; position++) {
-    const rel = (position - ME + n) % n;
+    const rel = (position - Math.max(ME, 0) + n) % n; // a spectator (-1) sees seat 0 below
     const seat = table.seats[position];
     const node = el("div", "seat place-" + places[rel]);
     node.dataset.position = position;

@@ -39,7 +39,7 @@ export function renderSettlement(ctx) {
   const overlay = $("settlement-overlay");
   const result = table.result;
   const show =
-    playedIn(result, state.playerId) &&
+    (playedIn(result, state.playerId) || (ctx.cfg.spectator && Boolean(result))) &&
     ctx.ui.settlementSeen < table.round_no &&
     ["settled", "waiting"].includes(table.phase);
   overlay.hidden = !show;
