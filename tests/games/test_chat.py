@@ -89,6 +89,7 @@ async def test_chat_has_a_per_user_budget(settings: Any) -> None:
 
 async def test_a_room_can_turn_free_text_off(settings: Any) -> None:
     limits(settings, table_chat="100/minute")
+
     def setup() -> Any:
         alice, bob = make_player("alice"), make_player("bob")
         room = room_create(owner=alice, name="Quiet", base_score=10, seats=2, chat_text=False)
