@@ -13,4 +13,5 @@ urlpatterns = [
     ),
     path("matches/", apis.MatchCreateApi.as_view(), name="api-matches"),
     path("matches/<int:match_id>/", apis.MatchApi.as_view(), name="api-match"),
+    path("series/<str:token>/", apis.SeriesApi.as_view(), name="api-series"),
 ]

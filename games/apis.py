@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -23,6 +25,7 @@ from games.audit import RoundInPlay
 from games.duplicate import match_results
 from games.models import MATCH_MAX_DEALS, DuplicateMatch, RuleConfiguration
 from games.review import NotYourRound, round_for_review, round_review
+from games.series import series_room, series_scoreboard
 from lobby.apis import ERRORS, LobbyApi, error_body
 from lobby.models import BotLevel
 from lobby.services import match_create
@@ -247,3 +250,31 @@ class MatchCreateApi(LobbyApi):
         payload.is_valid(raise_exception=True)
         match = match_create(owner=request.user, **payload.validated_data)
         return Response(MatchSerializer(match_results(match)).data, status=status.HTTP_201_CREATED)
+
+
+# -- a series' scoreboard (games.series) -------------------------------------------------------
+
+
+class SeriesApi(LobbyApi):
+    """Anyone with the share link's token may read it (no account needed)."""
+
+    permission_classes = [AllowAny]
+    throttle_scope = "series_scoreboard"
+
+    def get_throttles(self) -> list[Any]:
+        return [*(t() for t in api_settings.DEFAULT_THROTTLE_CLASSES), ScopedRateThrottle()]
+
+    @extend_schema(
+        tags=["games"],
+        summary="A series' scoreboard, by its share link's token",
+        description="Each player's water and coins per round and in total, guns fired and "
+        "suffered, home runs and best hand; `finished` once the last round is settled.",
+        responses={200: OpenApiTypes.OBJECT, 404: ERRORS[404], 429: ERRORS[429]},
+    )
+    def get(self, request: Request, token: str) -> Response:
+        room = series_room(token)
+        if room is None:
+            return Response(
+                error_body("not_found", _("No such series.")), status=status.HTTP_404_NOT_FOUND
+            )
+        return Response(series_scoreboard(room))

@@ -475,4 +475,6 @@ class TableConsumer(Consumer):
         # The client may have just closed the socket; the consumer must live on to run
         # disconnect(), which marks the player disconnected (hosted) at the table.
         with contextlib.suppress(SocketClosed):
-            await self.send(text_data=json.dumps(content, ensure_ascii=False))
+            await self.send(
+                text_data=json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+            )

@@ -116,7 +116,12 @@ def table_player_group(table_id: int, player: str) -> str:
 def table_initial_state(*, room: Room) -> TableState:
     """An empty table for ``room``: its seats, its rules at its own base score."""
     config = replace(room.rules.engine_config(), base_score=room.base_score)
-    state = TableState(capacity=room.seats, config=config, chat_text=room.chat_text)
+    state = TableState(
+        capacity=room.seats,
+        config=config,
+        chat_text=room.chat_text,
+        last_round=room.series_rounds,  # a series (房卡) ends after its last round
+    )
     if room.match_id is not None:  # a duplicate match's table plays its deals in lockstep
         assert room.match is not None
         return replace(state, lockstep=True, last_round=room.match.deals)

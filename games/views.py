@@ -23,7 +23,9 @@ from games.replay import round_replay_data
 from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
 from games.selectors import round_in_play, rounds_hidden_until_settled
+from games.series import series_room, series_scoreboard
 from games.table.chat import MAX_TEXT_CHARS, PHRASES, REACTIONS
+from lobby.models import Room
 from lobby.selectors import room_view, seat_view
 from shisanshui.ratelimit import rate_limit_hit
 
@@ -64,6 +66,13 @@ def watch(request: HttpRequest, room_id: int) -> HttpResponse:
 
 def _table_page(request: HttpRequest, room: Any, *, position: int | None) -> HttpResponse:
     room_id = room["id"]
+    # A series (房卡): its rounds, and for its players the scoreboard's link.
+    series = Room.objects.filter(pk=room_id).values("series_rounds", "series_token").first() or {}
+    series_url = (
+        reverse("games:series", args=[series["series_token"]])
+        if series.get("series_token") and position is not None
+        else None
+    )
     balance = wallet_balance(user=request.user)
     ws_url = f"/ws/table/{room_id}/"
     config = {
@@ -72,6 +81,8 @@ def _table_page(request: HttpRequest, room: Any, *, position: int | None) -> Htt
         # A spectator has no seat: -1, so that no seat is "you".
         "position": -1 if position is None else position,
         "spectator": position is None,
+        "series_rounds": series.get("series_rounds"),
+        "series_url": series_url,
         "seats": room["seats"],
         "base_score": room["base_score"],
         "balance": balance,
@@ -102,6 +113,8 @@ def _table_page(request: HttpRequest, room: Any, *, position: int | None) -> Htt
         "room": room,
         "position": position,
         "spectator": position is None,
+        "series_rounds": series.get("series_rounds"),
+        "series_url": series_url,
         "balance": balance,
         "ws_url": ws_url,
         "table_config": config,
@@ -216,3 +229,71 @@ def match(request: HttpRequest, match_id: int) -> HttpResponse:
         "api_url": reverse("api-match", args=[match_id]),
     }
     return render(request, "games/match.html", context)
+
+
+SERIES_PAGES = "games.series_page"  # settings.RATE_LIMITS
+
+
+def _series_limited(request: HttpRequest) -> HttpResponse | None:
+    """The share link is read by anyone who has it, signed in or not: rate-limited by user,
+    or by address for a visitor."""
+    key = request.user.pk if request.user.is_authenticated else request.META.get("REMOTE_ADDR")
+    limited = rate_limit_hit(SERIES_PAGES, f"{key}")
+    if limited is None:
+        return None
+    response = HttpResponse(
+        _("Too many scoreboards: try again in %(seconds)s s.") % {"seconds": limited.retry_after},
+        status=429,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(limited.retry_after)
+    return response
+
+
+def _scoreboard_view(token: str) -> dict[str, Any]:
+    room = series_room(token)
+    if room is None:
+        raise Http404
+    data = series_scoreboard(room)
+    for entry in data["players"]:
+        best = entry["best"]
+        if best is not None:
+            best["rows"] = _rows_view(best)
+            best["special_name"] = special_name(best["special"]) if best["special"] else ""
+    data["numbers"] = list(range(1, data["rounds"] + 1))
+    return data
+
+
+@require_GET
+def series(request: HttpRequest, token: str) -> HttpResponse:
+    """A series' final scoreboard (games.series), at its share link: anyone with the link
+    may read it, signed in or not."""
+    limited = _series_limited(request)
+    if limited is not None:
+        return limited
+    data = _scoreboard_view(token)
+    context = {
+        "data": data,
+        "token": token,
+        "share_url": request.build_absolute_uri(reverse("games:series", args=[token])),
+        "image_url": reverse("games:series_image", args=[token]),
+    }
+    return render(request, "games/series.html", context)
+
+
+@require_GET
+def series_image(request: HttpRequest, token: str) -> HttpResponse:
+    """The scoreboard as an SVG image, to share where a link will not do."""
+    limited = _series_limited(request)
+    if limited is not None:
+        return limited
+    data = _scoreboard_view(token)
+    players = data["players"]
+    response = render(
+        request,
+        "games/series.svg",
+        {"data": data, "height": 120 + 34 * len(players), "rows": players},
+        content_type="image/svg+xml; charset=utf-8",
+    )
+    response["Content-Disposition"] = 'inline; filename="scoreboard.svg"'
+    return response

@@ -353,4 +353,7 @@ class LobbyConsumer(Consumer):
 
     async def send_json(self, content: dict[str, Any]) -> None:
         with contextlib.suppress(SocketClosed):  # the client has just gone: see SocketClosed
-            await self.send(text_data=json.dumps(content, ensure_ascii=False))
+            # Compact: no spaces after separators (a page of 50 rooms is ~10 % smaller).
+            await self.send(
+                text_data=json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+            )

@@ -62,6 +62,11 @@ class InvalidChatSetting(LobbyError):
     template = _("Free-text chat and spectators are on (true) or off (false).")
 
 
+class InvalidSeries(LobbyError):
+    code = "invalid_series"
+    template = _("A series is a private room of 2 to %(max)s rounds, not %(rounds)s.")
+
+
 class InvalidMatchTables(LobbyError):
     code = "invalid_match_tables"
     template = _("A duplicate match has 2 to 4 tables, not %(tables)s.")

@@ -134,6 +134,14 @@ class _TableTermsForm(forms.Form):
 class RoomCreateForm(_TableTermsForm):
     seats = forms.TypedChoiceField(label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4)
     private = forms.BooleanField(label=_("Private (joined with a code)"), required=False)
+    series_rounds = forms.TypedChoiceField(
+        label=_("Series (房卡)"),
+        choices=[("", _("No: play on")), *((n, str(n)) for n in (4, 8, 16))],
+        coerce=int,
+        required=False,
+        empty_value=None,
+        help_text=_("A private room only: that many rounds, then a final scoreboard."),
+    )
     spectators = forms.BooleanField(
         label=_("Spectators may watch"),
         required=False,

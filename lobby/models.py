@@ -96,6 +96,12 @@ class Room(models.Model):
         blank=True,
     )
     match_table = models.PositiveSmallIntegerField(_("match table"), null=True, blank=True)
+    # A series (房卡, issue 18): a private room opened for this many rounds, with a final
+    # scoreboard anyone with its link (the token) may read.
+    series_rounds = models.PositiveSmallIntegerField(_("series rounds"), null=True, blank=True)
+    series_token = models.CharField(
+        _("series link token"), max_length=24, null=True, blank=True, unique=True, editable=False
+    )
     # Anyone may watch the table (issue 18; a public room only): spectators see what is public.
     allow_spectators = models.BooleanField(
         _("spectators allowed"),
@@ -145,6 +151,11 @@ class Room(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["match", "match_table"], name="lobby_room_match_table_once"
+            ),
+            models.CheckConstraint(
+                condition=Q(series_rounds__isnull=True, series_token__isnull=True)
+                | Q(series_rounds__gte=2, series_rounds__lte=32, series_token__isnull=False),
+                name="lobby_room_series_rounds_in_range",
             ),
             models.UniqueConstraint(
                 fields=["code"],

@@ -53,6 +53,12 @@ class RoomCreateInput(serializers.Serializer):
     spectators = serializers.BooleanField(
         default=True, help_text="Anyone may watch the table (a public room only)."
     )
+    series_rounds = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A series (房卡): a private room of 2 to 32 rounds, then a final scoreboard.",
+    )
     chat_text = serializers.BooleanField(
         default=True,
         help_text="Free-text chat at the table (quick phrases and reactions are always on).",

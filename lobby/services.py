@@ -97,6 +97,7 @@ from lobby.errors import (
     InvalidRoomName,
     InvalidRules,
     InvalidSeatCount,
+    InvalidSeries,
     NoDefaultRules,
     NotRoomOwner,
     NotSeated,
@@ -149,6 +150,8 @@ QUICK_JOIN_ROOM_NAME = "快速 Quick"
 QUICK_PLAY_BASE_SCORES = (100, 10, 1)
 QUICK_PLAY_SEATS = 4
 QUICK_PLAY_BOTS = 2
+# A series (房卡) has at most this many rounds.
+SERIES_MAX_ROUNDS = 32
 QUICK_PLAY_ROOM_NAME = "快速 Quick · 机器人 Bots"
 # A room opened without a name: "<owner> 的桌 Table", the owner's name cut to fit.
 DEFAULT_ROOM_NAME = "{owner} 的桌 Table"
@@ -363,6 +366,7 @@ def _insert_room(
     match_table: int | None = None,
     chat_text: bool = True,
     allow_spectators: bool = True,
+    series_rounds: int | None = None,
 ) -> Room:
     """A new open room (`minimum`: its entry minimum); a private one gets a fresh code
     (retrying the rare collision)."""
@@ -379,6 +383,8 @@ def _insert_room(
         "match_table": match_table,
         "chat_text": chat_text,
         "allow_spectators": allow_spectators,
+        "series_rounds": series_rounds,
+        "series_token": None if series_rounds is None else secrets.token_urlsafe(12),
     }
     if not private:
         return Room.objects.create(**fields)
@@ -437,6 +443,7 @@ def room_create(
     bot_level: str = BotLevel.STRONG,
     chat_text: bool = True,
     spectators: bool = True,
+    series_rounds: int | None = None,
 ) -> Room:
     """Open a room and seat its creator at position 0; `rules` defaults to the default rules,
     `name` (None) to `default_room_name` (an empty or blank name given is refused).
@@ -447,10 +454,13 @@ def room_create(
     (0 to seats - 1) bot players take the next seats (`bots_fill`); they play at `bot_level`
     (games.rules.levels; `invalid_bot_level` otherwise), as will any bot seated later.
     `chat_text` False turns free-text chat off at its table (phrases and reactions stay);
-    `spectators` False keeps watchers out (a private room is never watched).
+    `spectators` False keeps watchers out (a private room is never watched). `series_rounds`
+    (a private room only, 2 to SERIES_MAX_ROUNDS) opens a series (房卡): its table plays that
+    many rounds, then its final scoreboard is at the link of its `series_token`.
     """
     if not isinstance(chat_text, bool) or not isinstance(spectators, bool):
         raise InvalidChatSetting()
+    series_rounds = _checked_series(series_rounds, private=private)
     name = _checked_name(default_room_name(owner=owner) if name is None else name)
     bot_level = _checked_bot_level(bot_level)
     base_score = _checked_base_score(base_score)
@@ -471,6 +481,7 @@ def room_create(
         bot_level=bot_level,
         chat_text=chat_text,
         allow_spectators=spectators,
+        series_rounds=series_rounds,
     )
     _sit(room=room, user=owner, position=0)
     _notify(event=ROOM_CREATED, room=room)
@@ -492,6 +503,20 @@ def bots_fill(*, room: Room, count: int) -> list[User]:
     if not Seat.objects.filter(room=room, user__is_bot=False).exists():
         return []  # bots never sit without a person (they would leave at once)
     return _seat_bots(room=room, count=count)
+
+
+def _checked_series(rounds: object, *, private: bool) -> int | None:
+    """None (no series), or 2 to SERIES_MAX_ROUNDS rounds of a private room."""
+    if rounds is None:
+        return None
+    if (
+        isinstance(rounds, bool)
+        or not isinstance(rounds, int)
+        or not 2 <= rounds <= SERIES_MAX_ROUNDS
+        or not private
+    ):
+        raise InvalidSeries(rounds=str(rounds)[:20], max=SERIES_MAX_ROUNDS)
+    return rounds
 
 
 def _checked_match_tables(tables: object) -> int:

@@ -159,7 +159,7 @@ def verify_ready(state: TableState, *, position: int) -> None:
     if state.match_over:
         raise TableError(
             "match_over",
-            f"the match's {state.last_round} deals are all played",
+            f"this table's {state.last_round} rounds are all played",
             last_round=state.last_round,
         )
 

@@ -204,8 +204,8 @@ class TableState:
     result: Json | None = None
     # A table of a duplicate match (issue 17) moves in lockstep with the match's other tables:
     # its rounds start only when the match starts them (every table full and ready) and its
-    # comparison waits (``held``) until every table's hands are in; it plays ``last_round``
-    # deals at most.
+    # comparison waits (``held``) until every table's hands are in. A match's table, and a
+    # series' (房卡, issue 18), plays ``last_round`` rounds at most.
     lockstep: bool = False
     last_round: int | None = None
     held: bool = False
@@ -242,7 +242,7 @@ class TableState:
 
     @property
     def match_over(self) -> bool:
-        """A duplicate match's table has played all its deals."""
+        """A duplicate match's or a series' table has played all its rounds."""
         return self.last_round is not None and self.round_no >= self.last_round
 
     @property

@@ -116,6 +116,8 @@ def snapshot_for(state: TableState, position: int | None, *, now: float) -> Json
         # the other tables (None at an ordinary table).
         "match": ({"last_round": state.last_round, "held": state.held} if state.lockstep else None),
         "chat_text": state.chat_text,
+        # A series' or a match's last round (None: the table plays on).
+        "last_round": state.last_round,
         "you": None if seat is None else _private_seat(state, seat, now),
     }
 

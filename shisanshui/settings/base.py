@@ -300,6 +300,8 @@ RATE_LIMITS = {
     # A duplicate match's results page per user (games.views.match; its API has the DRF
     # scope "match_results").
     "games.match_page": "30/minute;600/hour",
+    # A series' scoreboard (page or image) per user, or per address for a visitor with the link.
+    "games.series_page": "30/minute;600/hour",
     # Play now's seatings per user (a player already seated is sent back, not counted).
     "lobby.quick_play": "10/minute;60/hour",
     # Frames of one user on all its table sockets: over it, the socket is closed with 4429
@@ -369,6 +371,8 @@ REST_FRAMEWORK = {
         "round_review": env_str("ROUND_REVIEW_RATE", "30/min"),
         # A duplicate match's results (games.apis): every settled deal of every table.
         "match_results": env_str("MATCH_RESULTS_RATE", "30/min"),
+        # A series' scoreboard (games.apis), read by anyone with its link.
+        "series_scoreboard": env_str("SERIES_SCOREBOARD_RATE", "30/min"),
     },
     # The client's address is REMOTE_ADDR (set from X-Forwarded-For by daphne --proxy-headers
     # behind the load balancer); a client's own X-Forwarded-For is never trusted.

@@ -34,7 +34,7 @@
   const live = root.querySelector("#lobby-live");
   const mySeat = root.querySelector("#my-seat");
   const playNow = root.querySelector("#play-now");
-  const NUMBER_FIELDS = new Set(["base_score", "seats", "room", "rules"]);
+  const NUMBER_FIELDS = new Set(["base_score", "seats", "room", "rules", "series_rounds"]);
 
   const pager = root.querySelector("#lobby-pager");
   const rooms = new Map(); // room id -> its public row (as in the events), this page's only
@@ -432,6 +432,7 @@
     new FormData(form).forEach((value, key) => {
       if (key === "csrfmiddlewaretoken") return;
       if (key === "name" && value.trim() === "") return; // the server names the room
+      if (key === "series_rounds" && value === "") return; // no series
       message[key] = NUMBER_FIELDS.has(key) && value !== "" ? Number(value) : value;
     });
     const privateBox = form.querySelector("input[name=private]");

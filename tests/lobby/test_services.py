@@ -538,6 +538,7 @@ def test_every_error_has_a_code_a_status_and_a_message_in_both_languages() -> No
         "level": "godlike",
         "levels": "easy, normal, strong, expert",
         "tables": 5,
+        "rounds": 40,
         "deals": 99,
     }
 

@@ -474,8 +474,11 @@ function start() {
     document.body.classList.toggle("table-compact", playing && Boolean(state.you.hand));
     const phaseNode = root.querySelector("[data-testid=phase]");
     phaseNode.dataset.phase = table.phase;
-    phaseNode.textContent =
-      PHASE_NAMES[table.phase] + (table.round_no ? " · " + fmt(_("Round %(n)s"), { n: table.round_no }) : "");
+    const last = table.last_round || (table.match && table.match.last_round);
+    const roundText = last
+      ? fmt(_("Round %(n)s / %(last)s"), { n: table.round_no, last })
+      : fmt(_("Round %(n)s"), { n: table.round_no });
+    phaseNode.textContent = PHASE_NAMES[table.phase] + (table.round_no ? " · " + roundText : "");
     const shown = view();
     renderSeats(ctx, shown);
     renderCenter(ctx, shown);
@@ -529,7 +532,7 @@ function start() {
     const table = state.table;
     if (!keepPlaying.checked || state.closed || !seat || seat.ready || leaving) return;
     if (!["settled", "waiting"].includes(table.phase) || autoReadyRound === table.round_no) return;
-    if (table.match && table.round_no >= table.match.last_round) return; // the match is over
+    if (S.lastRoundPlayed(state)) return; // the series or the match is over
     if (table.result && Date.now() - settledAt < AUTO_READY_AFTER_MS) return;
     autoReadyRound = table.round_no;
     act("ready");

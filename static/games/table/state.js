@@ -31,6 +31,7 @@ export function freshTable(capacity) {
     seats: {},
     result: null,
     match: null, // a duplicate match's table: {last_round, held}
+    last_round: null,
   };
 }
 
@@ -126,6 +127,7 @@ export function applySnapshot(state, snap, evaluate) {
     result: snap.result,
     match: snap.match || null,
     chat_text: snap.chat_text !== false,
+    last_round: snap.last_round || null, // a series' or a match's last round
   };
   const you = Object.assign(freshYou(), snap.you || {});
   const compare = freshCompare();
@@ -722,4 +724,11 @@ export function versusFor(view, me, position, row) {
 
 export function playedIn(result, playerId) {
   return Boolean(result) && (result.players || []).some((p) => p.id === playerId);
+}
+
+// A series' or a duplicate match's table whose last round is played (its last round, else null).
+export function lastRoundPlayed(state) {
+  const table = state.table;
+  const last = table.last_round || (table.match && table.match.last_round);
+  return last && table.round_no >= last ? last : null;
 }

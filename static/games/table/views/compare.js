@@ -1,6 +1,6 @@
 // The center of the felt: the status line and the comparison's log; the screen-wide effects
 // (gun, run-over, home run) and the sounds.
-import { PLAY_PHASES, mySeat, submitted, choosing, spareOf, handSize } from "../state.js";
+import { PLAY_PHASES, mySeat, submitted, choosing, spareOf, handSize, lastRoundPlayed } from "../state.js";
 import { _, fmt, $, el, signed, ROW_NAMES } from "./common.js";
 
 // One structured log line of compareAt() in words.
@@ -47,7 +47,7 @@ export function renderCenter(ctx, view) {
   const lobbyPhase = ["waiting", "settled"].includes(table.phase);
   // A duplicate match's table (games.duplicate): it deals and reveals with the match's others.
   const match = table.match;
-  const matchOver = Boolean(match) && table.round_no >= match.last_round;
+  const matchOver = Boolean(lastRoundPlayed(state));
   const readyBox = $("ready-box");
   readyBox.hidden = closed || !lobbyPhase || !seat || seat.ready || matchOver;
   let status = "";
@@ -56,7 +56,8 @@ export function renderCenter(ctx, view) {
   else if (ctx.cfg.spectator) status = _("You are watching this table.");
   else if (lobbyPhase) {
     if (!seat) status = "";
-    else if (matchOver) status = _("The match is over: all its deals are played. See the results.");
+    else if (matchOver && match) status = _("The match is over: all its deals are played. See the results.");
+    else if (matchOver) status = _("The series is over: all its rounds are played. See the final scoreboard.");
     else if (!seat.ready) status = _("Press Ready to play the next round.");
     else if (match) status = _("Waiting for every table of the match to be full and ready…");
     else if (others.length === 0) status = _("Waiting for another player to sit down…");
