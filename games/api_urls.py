@@ -14,4 +14,6 @@ urlpatterns = [
     path("matches/", apis.MatchCreateApi.as_view(), name="api-matches"),
     path("matches/<int:match_id>/", apis.MatchApi.as_view(), name="api-match"),
     path("series/<str:token>/", apis.SeriesApi.as_view(), name="api-series"),
+    path("standings/", apis.StandingsApi.as_view(), name="api-standings"),
+    path("players/<str:username>/stats/", apis.PlayerStatsApi.as_view(), name="api-player-stats"),
 ]

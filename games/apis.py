@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -21,11 +21,13 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
+from accounts.models import User
 from games.audit import RoundInPlay
 from games.duplicate import match_results
 from games.models import MATCH_MAX_DEALS, DuplicateMatch, RuleConfiguration
 from games.review import NotYourRound, round_for_review, round_review
 from games.series import series_room, series_scoreboard
+from games.standings import player_stats, standings
 from lobby.apis import ERRORS, LobbyApi, error_body
 from lobby.models import BotLevel
 from lobby.services import match_create
@@ -278,3 +280,56 @@ class SeriesApi(LobbyApi):
                 error_body("not_found", _("No such series.")), status=status.HTTP_404_NOT_FOUND
             )
         return Response(series_scoreboard(room))
+
+
+# -- standings and statistics (games.standings) ------------------------------------------------
+
+
+class StandingsApi(LobbyApi):
+    throttle_scope = "standings"
+
+    def get_throttles(self) -> list[Any]:
+        return [*(t() for t in api_settings.DEFAULT_THROTTLE_CLASSES), ScopedRateThrottle()]
+
+    @extend_schema(
+        tags=["games"],
+        summary="The standings, as the beat job last computed them",
+        description="`period`: week (since Monday 00:00 UTC) or all; `by`: coins (net) or "
+        "water (per round). Players with fewer rounds than the period's minimum are left out.",
+        parameters=[
+            OpenApiParameter("period", OpenApiTypes.STR, enum=["week", "all"]),
+            OpenApiParameter("by", OpenApiTypes.STR, enum=["coins", "water"]),
+        ],
+        responses={200: OpenApiTypes.OBJECT, 400: ERRORS[400], 429: ERRORS[429]},
+    )
+    def get(self, request: Request) -> Response:
+        period = request.query_params.get("period", "week")
+        by = request.query_params.get("by", "coins")
+        try:
+            data = standings(period=period, by=by)
+        except ValueError:
+            return Response(
+                error_body("invalid", _("period is week or all; by is coins or water.")),
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        return Response(data)
+
+
+class PlayerStatsApi(LobbyApi):
+    throttle_scope = "standings"
+
+    def get_throttles(self) -> list[Any]:
+        return [*(t() for t in api_settings.DEFAULT_THROTTLE_CLASSES), ScopedRateThrottle()]
+
+    @extend_schema(
+        tags=["games"],
+        summary="A player's statistics, this week and all time",
+        responses={200: OpenApiTypes.OBJECT, 404: ERRORS[404], 429: ERRORS[429]},
+    )
+    def get(self, request: Request, username: str) -> Response:
+        user = User.objects.filter(username=username, is_bot=False).first()
+        if user is None:
+            return Response(
+                error_body("not_found", _("No such player.")), status=status.HTTP_404_NOT_FOUND
+            )
+        return Response(player_stats(user))

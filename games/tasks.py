@@ -26,7 +26,7 @@ from typing import Any
 from celery import shared_task
 from django.utils import timezone
 
-from games import bots, duplicate, table_services
+from games import bots, duplicate, standings, table_services
 from games.models import Table
 from games.table.events import Timer
 from games.table.state import TableState
@@ -67,6 +67,12 @@ def sweep_deadlines() -> int:
         logger.exception("nudging the bots failed")
     duplicate.matches_sweep()
     return len(overdue)
+
+
+@shared_task(name="games.tasks.compute_standings", ignore_result=True)
+def compute_standings() -> int:
+    """Standings and statistics (games.standings), recomputed on the beat."""
+    return standings.compute_standings()
 
 
 # -- listening to the table's services ---------------------------------------------------------

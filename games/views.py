@@ -14,16 +14,18 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from accounts.models import User
 from accounts.selectors import wallet_balance
 from games import audit
 from games.duplicate import match_results
 from games.labels import CATEGORY_EN, category_name, special_name
-from games.models import DuplicateMatch, Round
+from games.models import DuplicateMatch, Round, StandingPeriod
 from games.replay import round_replay_data
 from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
 from games.selectors import round_in_play, rounds_hidden_until_settled
 from games.series import series_room, series_scoreboard
+from games.standings import player_stats, standings
 from games.table.chat import MAX_TEXT_CHARS, PHRASES, REACTIONS
 from lobby.models import Room
 from lobby.selectors import room_view, seat_view
@@ -297,3 +299,53 @@ def series_image(request: HttpRequest, token: str) -> HttpResponse:
     )
     response["Content-Disposition"] = 'inline; filename="scoreboard.svg"'
     return response
+
+
+STATS_PAGES = "games.stats_page"  # settings.RATE_LIMITS
+
+
+def _stats_limited(request: HttpRequest) -> HttpResponse | None:
+    limited = rate_limit_hit(STATS_PAGES, request.user.pk)
+    if limited is None:
+        return None
+    response = HttpResponse(
+        _("Too many pages: try again in %(seconds)s s.") % {"seconds": limited.retry_after},
+        status=429,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(limited.retry_after)
+    return response
+
+
+@login_required
+@require_GET
+def standings_page(request: HttpRequest) -> HttpResponse:
+    """The standings (games.standings): this week or all time, by net coins or by water per
+    round, as the beat job last computed them. A bad ?period= or ?by= falls back to the
+    default (this week, by coins)."""
+    limited = _stats_limited(request)
+    if limited is not None:
+        return limited
+    period = request.GET.get("period", StandingPeriod.WEEK)
+    by = request.GET.get("by", "coins")
+    if period not in StandingPeriod.values:
+        period = StandingPeriod.WEEK
+    if by not in ("coins", "water"):
+        by = "coins"
+    data = standings(period=period, by=by)
+    for row in data["rows"]:
+        row["mine"] = row["player"] == request.user.get_username()
+    return render(request, "games/standings.html", {"data": data, "periods": StandingPeriod})
+
+
+@login_required
+@require_GET
+def player_page(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's statistics, this week and all time (games.standings); 404 for a bot or an
+    unknown name."""
+    limited = _stats_limited(request)
+    if limited is not None:
+        return limited
+    user = get_object_or_404(User.objects.filter(is_bot=False), username=username)
+    data = player_stats(user)
+    return render(request, "games/player.html", {"data": data, "player": user})

@@ -276,6 +276,11 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-table-deadlines": {"task": "games.tasks.sweep_deadlines", "schedule": 5.0},
     # Closes rooms nobody has sat in for LOBBY_IDLE_ROOM_SECONDS.
     "close-idle-rooms": {"task": "lobby.tasks.close_idle_rooms", "schedule": 30.0},
+    # Standings and statistics (games.standings), computed here, never on request.
+    "compute-standings": {
+        "task": "games.tasks.compute_standings",
+        "schedule": float(env_int("STANDINGS_SECONDS", 300)),
+    },
     # The collusion report (accounts.collusion): pairs of players moving coins one way.
     "scan-collusion": {"task": "accounts.tasks.collusion_scan", "schedule": 3600.0},
 }
@@ -300,6 +305,8 @@ RATE_LIMITS = {
     # A duplicate match's results page per user (games.views.match; its API has the DRF
     # scope "match_results").
     "games.match_page": "30/minute;600/hour",
+    # The standings and player statistics pages per user (they read what the beat computed).
+    "games.stats_page": "60/minute;1200/hour",
     # A series' scoreboard (page or image) per user, or per address for a visitor with the link.
     "games.series_page": "30/minute;600/hour",
     # Play now's seatings per user (a player already seated is sent back, not counted).
@@ -329,6 +336,11 @@ RATE_LIMIT_KEY_PREFIX = env_str("RATE_LIMIT_KEY_PREFIX", "ratelimit")
 # `too_many_rooms`), seconds a room may stay empty before the beat task above closes it, and
 # rooms per page of the lobby's list (page and socket snapshot).
 LOBBY_MAX_OPEN_ROOMS = env_int("LOBBY_MAX_OPEN_ROOMS", 3)
+# The standings list players with at least this many rounds in the period (games.standings).
+STANDINGS_MIN_ROUNDS = {
+    "week": env_int("STANDINGS_MIN_ROUNDS_WEEK", 5),
+    "all": env_int("STANDINGS_MIN_ROUNDS_ALL", 20),
+}
 LOBBY_IDLE_ROOM_SECONDS = env_int("LOBBY_IDLE_ROOM_SECONDS", 300)
 LOBBY_PAGE_SIZE = env_int("LOBBY_PAGE_SIZE", 50)
 if LOBBY_MAX_OPEN_ROOMS < 1 or LOBBY_IDLE_ROOM_SECONDS < 1 or LOBBY_PAGE_SIZE < 1:
@@ -373,6 +385,8 @@ REST_FRAMEWORK = {
         "match_results": env_str("MATCH_RESULTS_RATE", "30/min"),
         # A series' scoreboard (games.apis), read by anyone with its link.
         "series_scoreboard": env_str("SERIES_SCOREBOARD_RATE", "30/min"),
+        # Standings and player statistics (games.apis), read from what the beat computed.
+        "standings": env_str("STANDINGS_RATE", "60/min"),
     },
     # The client's address is REMOTE_ADDR (set from X-Forwarded-For by daphne --proxy-headers
     # behind the load balancer); a client's own X-Forwarded-For is never trusted.

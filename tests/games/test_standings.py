@@ -1,0 +1,131 @@
+"""Standings and statistics (issue 18, games.standings): the beat job computes every person's
+figures from the settled rounds — this week and all time, bots left out — and the pages and
+the API only read them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from rest_framework.throttling import SimpleRateThrottle
+
+from games import tasks
+from games.models import Round, RoundPlayer, Standing
+from games.standings import compute_standings, player_stats, standings, week_start
+from tests.games.replay_helpers import GUNS_AND_SPECIAL, play_rigged_round
+from tests.games.table_helpers import make_player
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def logged_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_week_starts_on_monday_utc() -> None:
+    wednesday = datetime(2026, 12, 2, 15, 30, tzinfo=UTC)
+    assert week_start(wednesday) == datetime(2026, 11, 30, tzinfo=UTC)
+    assert week_start(datetime(2026, 11, 30, 0, 0, tzinfo=UTC)) == datetime(
+        2026, 11, 30, tzinfo=UTC
+    )
+
+
+def test_the_job_counts_every_figure_from_the_settled_rounds(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    settings.STANDINGS_MIN_ROUNDS = {"week": 1, "all": 1}
+    round_, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
+    assert tasks.compute_standings() == 2 * len(users)
+
+    result = Round.objects.get(pk=round_.pk).result
+    for name, user in users.items():
+        row = RoundPlayer.objects.get(user=user, round=round_)
+        stats = player_stats(user)
+        for period in ("all", "week"):
+            figures = stats[period]
+            assert figures["rounds"] == 1, name
+            assert (figures["water"], figures["coins"]) == (row.water, row.delta)
+            me = str(user.pk)
+            guns = [p for p in result["pairs"] if p["gun"] and me in (p["a"], p["b"])]
+            assert figures["guns"] == sum(p["shooter"] == me for p in guns)
+            assert figures["shot"] == sum(p["shooter"] != me for p in guns)
+            assert figures["home_runs"] == (result["home_run"] == me)
+            assert figures["specials"] == bool(row.special)
+    assert sum(s.coins for s in Standing.objects.filter(period="all")) == 0
+
+    # Last month's round counts all time, not this week.
+    Round.objects.filter(pk=round_.pk).update(settled_at=timezone.now() - timedelta(days=40))
+    compute_standings()
+    alice = player_stats(users["alice"])
+    assert alice["all"]["rounds"] == 1 and alice["week"]["rounds"] == 0
+    Round.objects.filter(pk=round_.pk).update(settled_at=timezone.now())
+    compute_standings()
+
+    ranked = standings(period="all", by="coins")["rows"]
+    assert [r["coins"] for r in ranked] == sorted((r["coins"] for r in ranked), reverse=True)
+    by_water = standings(period="all", by="water")["rows"]
+    per_round = [r["water_per_round"] for r in by_water]
+    assert per_round == sorted(per_round, reverse=True)
+
+    settings.STANDINGS_MIN_ROUNDS = {"week": 2, "all": 1}
+    assert standings(period="week", by="coins")["rows"] == []  # one round this week: too few
+    assert len(standings(period="all", by="coins")["rows"]) == len(users)
+
+
+def test_bots_have_no_standing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from games import bots
+
+    bot = bots.bot_create()
+    assert player_stats(make_player("alice"))["all"]["rounds"] == 0
+    compute_standings()
+    assert not Standing.objects.filter(user=bot).exists()
+    assert logged_in(make_player("bob")).get(f"/games/players/{bot.username}/").status_code == 404
+
+
+def test_the_pages_and_the_api_read_what_the_job_wrote(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    settings.STANDINGS_MIN_ROUNDS = {"week": 1, "all": 1}
+    _round, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
+    alice = users["alice"]
+    client = logged_in(alice)
+    before = client.get("/api/games/standings/?period=week&by=coins").json()
+    assert before["rows"] == []  # not computed yet: nothing is computed on request
+    compute_standings()
+
+    page = client.get("/games/standings/?period=week&by=water", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    html = page.content.decode()
+    assert page.status_code == 200 and "排名" in html and "按每局水数" in html
+    assert html.count('data-testid="standing-row"') == len(users)
+    assert client.get("/games/standings/?period=evil&by=<x>").status_code == 200  # defaults
+    mine = client.get(f"/games/players/{alice.username}/").content.decode()
+    assert 'data-testid="player-stats"' in mine
+    assert client.get("/games/players/nobody-here/").status_code == 404
+
+    api = client.get("/api/games/standings/?period=all&by=coins").json()
+    assert len(api["rows"]) == len(users) and api["min_rounds"] == 1
+    assert client.get("/api/games/standings/?period=year").status_code == 400
+    stats = client.get(f"/api/games/players/{alice.username}/stats/").json()
+    assert stats["all"]["rounds"] == 1
+    assert client.get("/api/games/players/nobody-here/stats/").status_code == 404
+    assert Client().get("/api/games/standings/").status_code == 403
+    assert Client().get("/games/standings/").status_code == 302  # to the log-in page
+
+
+def test_the_standings_are_rate_limited(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "games.stats_page": "2/minute"}
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "standings", "2/min")
+    client = logged_in(make_player("alice"))
+    assert [client.get("/games/standings/").status_code for _ in range(3)] == [200, 200, 429]
+    api = [client.get("/api/games/standings/").status_code for _ in range(3)]
+    assert api == [200, 200, 429]
+
+
+def test_the_job_is_on_the_beat(settings: Any) -> None:
+    schedule = settings.CELERY_BEAT_SCHEDULE["compute-standings"]
+    assert schedule["task"] == "games.tasks.compute_standings" and schedule["schedule"] > 0
