@@ -129,3 +129,21 @@ def test_the_standings_are_rate_limited(monkeypatch: pytest.MonkeyPatch, setting
 def test_the_job_is_on_the_beat(settings: Any) -> None:
     schedule = settings.CELERY_BEAT_SCHEDULE["compute-standings"]
     assert schedule["task"] == "games.tasks.compute_standings" and schedule["schedule"] > 0
+
+
+def test_the_new_apis_are_in_the_openapi_schema() -> None:
+    schema = logged_in(make_player("schema-reader")).get("/api/schema/?format=json").json()
+    paths = schema["paths"]
+    for path in (
+        "/api/games/matches/",
+        "/api/games/matches/{match_id}/",
+        "/api/games/series/{token}/",
+        "/api/games/standings/",
+        "/api/games/players/{username}/stats/",
+    ):
+        assert path in paths, path
+    assert {"200", "429"} <= set(paths["/api/games/standings/"]["get"]["responses"])
+    room = schema["components"]["schemas"]["Room"]["properties"]
+    assert {"match", "allow_spectators", "watchers"} <= set(room)
+    create = schema["components"]["schemas"]["RoomCreateInput"]["properties"]
+    assert {"chat_text", "spectators", "series_rounds"} <= set(create)
