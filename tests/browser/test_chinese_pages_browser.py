@@ -68,6 +68,9 @@ def test_the_chinese_pages_have_no_english_left(
         f"/games/table/{room.pk}/",
         "/games/history/",
         "/accounts/profile/",
+        "/lobby/create-match/",
+        "/games/standings/",
+        f"/games/players/{player.username}/",
     ):
         page.goto(f"{live_platform.url}{path}")
         expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
