@@ -68,8 +68,8 @@ LEFT_MESSAGES: dict[str, Promise] = {
     ),
     "left": _lazy("You left the table."),
     "match_over": _lazy(
-        "The duplicate match is over, so its table sent you back to the room list. Its "
-        "results stay on the match's page."
+        "The table's last round is played (a duplicate match or a series), so it sent you "
+        "back to the room list. The results stay on the match's or the series' page."
     ),
     "kicked": _lazy("You were removed from the table."),
     "insufficient_coins": _lazy(

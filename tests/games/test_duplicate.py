@@ -557,4 +557,4 @@ def test_after_the_last_deal_the_players_go_back_to_the_room_list_because_it_is_
     assert [e.payload["reason"] for e in left] == ["match_over"]
     assert not Seat.objects.filter(user=alice).exists()
     page = logged_in(alice).get("/lobby/?left=match_over").content.decode()
-    assert "The duplicate match is over" in page
+    assert "last round is played" in page
