@@ -200,16 +200,11 @@ def match(request: HttpRequest, match_id: int) -> HttpResponse:
     have settled, each hand with what every table's player made of it against the hand's par,
     and the standings. Any signed-in player may read it: it shows only what the tables showed
     everyone at the reveal, and the seed only once the match is over."""
-    limited = rate_limit_hit(MATCH_PAGES, request.user.pk)
+    limited = _limited(
+        MATCH_PAGES, request.user.pk, _("Too many results pages: try again in %(seconds)s s.")
+    )
     if limited is not None:
-        response = HttpResponse(
-            _("Too many results pages: try again in %(seconds)s s.")
-            % {"seconds": limited.retry_after},
-            status=429,
-            content_type="text/plain; charset=utf-8",
-        )
-        response["Retry-After"] = str(limited.retry_after)
-        return response
+        return limited
     found = get_object_or_404(DuplicateMatch.objects.select_related("rules"), pk=match_id)
     data = match_results(found)
     seat = seat_view(user=request.user)
@@ -240,11 +235,16 @@ def _series_limited(request: HttpRequest) -> HttpResponse | None:
     """The share link is read by anyone who has it, signed in or not: rate-limited by user,
     or by address for a visitor."""
     key = request.user.pk if request.user.is_authenticated else request.META.get("REMOTE_ADDR")
-    limited = rate_limit_hit(SERIES_PAGES, f"{key}")
+    return _limited(SERIES_PAGES, f"{key}", _("Too many scoreboards: try again in %(seconds)s s."))
+
+
+def _limited(budget: str, key: object, message: str) -> HttpResponse | None:
+    """None within the budget (spent here); else a 429 with ``message`` and Retry-After."""
+    limited = rate_limit_hit(budget, key)
     if limited is None:
         return None
     response = HttpResponse(
-        _("Too many scoreboards: try again in %(seconds)s s.") % {"seconds": limited.retry_after},
+        message % {"seconds": limited.retry_after},
         status=429,
         content_type="text/plain; charset=utf-8",
     )
@@ -305,16 +305,7 @@ STATS_PAGES = "games.stats_page"  # settings.RATE_LIMITS
 
 
 def _stats_limited(request: HttpRequest) -> HttpResponse | None:
-    limited = rate_limit_hit(STATS_PAGES, request.user.pk)
-    if limited is None:
-        return None
-    response = HttpResponse(
-        _("Too many pages: try again in %(seconds)s s.") % {"seconds": limited.retry_after},
-        status=429,
-        content_type="text/plain; charset=utf-8",
-    )
-    response["Retry-After"] = str(limited.retry_after)
-    return response
+    return _limited(STATS_PAGES, request.user.pk, _("Too many pages: try again in %(seconds)s s."))
 
 
 @login_required

@@ -99,6 +99,34 @@ def open_room(player: Player, *, name: str, rules: str, seats: int) -> Room:
     return Room.objects.get(name=name)
 
 
+def open_bot_room(
+    player: Player,
+    *,
+    name: str,
+    rules: str,
+    seats: int = 2,
+    bots: int = 1,
+    private: bool = False,
+    series_rounds: int | None = None,
+) -> Room:
+    """The lobby's create form with ``bots`` bots (and, for a private room, optionally a
+    series of ``series_rounds``); the player lands on its table page."""
+    page = player.page
+    form = page.locator("form[data-action='room.create']")
+    form.locator("input[name=name]").fill(name)
+    form.locator("select[name=rules]").select_option(
+        str(RuleConfiguration.objects.get(name=rules).pk)
+    )
+    form.locator("select[name=seats]").select_option(str(seats))
+    form.locator("select[name=bots]").select_option(str(bots))
+    form.locator("input[name=private]").set_checked(private)
+    if series_rounds is not None:
+        form.locator("select[name=series_rounds]").select_option(str(series_rounds))
+    form.locator("button[type=submit]").click()
+    wait_for_table(player)
+    return Room.objects.get(name=name)
+
+
 def join_from_list(player: Player, room: Room) -> None:
     """The Join button of the room's row in the lobby's live list; lands on the table page."""
     row = player.page.locator(f"#lobby-rooms tbody tr[data-room='{room.pk}']")

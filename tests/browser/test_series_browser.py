@@ -7,19 +7,17 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from games.models import RuleConfiguration
-from lobby.models import Room
 from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot, module_platform
 from tests.browser.table_flow import (
     PACING,
     SERVER,
     Player,
+    open_bot_room,
     open_lobby,
     page_deltas,
     play_hand,
     press_ready,
     sign_up,
-    wait_for_table,
 )
 from tests.games.table_helpers import fast_rules
 from tests.live_server import LivePlatform
@@ -40,18 +38,7 @@ def test_a_four_round_series_to_its_final_scoreboard(
     fay = Player("series-fay", new_page(viewport=DESKTOP))
     sign_up(fay, live_platform.url)
     open_lobby(fay, live_platform.url)
-    form = fay.page.locator("form[data-action='room.create']")
-    form.locator("input[name=name]").fill("Fay's series")
-    form.locator("select[name=rules]").select_option(
-        str(RuleConfiguration.objects.get(name=RULES).pk)
-    )
-    form.locator("select[name=seats]").select_option("2")
-    form.locator("select[name=bots]").select_option("1")
-    form.locator("input[name=private]").set_checked(True)
-    form.locator("select[name=series_rounds]").select_option("4")
-    form.locator("button[type=submit]").click()
-    wait_for_table(fay)
-    room = Room.objects.get(name="Fay's series")
+    room = open_bot_room(fay, name="Fay's series", rules=RULES, private=True, series_rounds=4)
     assert room.series_rounds == 4 and room.is_private
     expect(fay.testid("series-chip")).to_contain_text("4 rounds")
 

@@ -14,11 +14,11 @@ from tests.browser.table_flow import (
     PAGE,
     SERVER,
     Player,
+    open_bot_room,
     open_lobby,
     play_hand,
     press_ready,
     sign_up,
-    wait_for_table,
 )
 from tests.games.table_helpers import fast_rules
 from tests.live_server import LivePlatform
@@ -35,9 +35,6 @@ live_platform = module_platform({"BOT_DELAY_SCALE": "0.1"})
 def test_a_spectator_watches_a_round_without_seeing_a_hand_before_the_reveal(
     live_platform: LivePlatform, new_page: NewPage, shot: Shot
 ) -> None:
-    from games.models import RuleConfiguration
-    from lobby.models import Room
-
     fast_rules(name=RULES, **PACING)
     dan = Player("watch-dan", new_page(viewport=DESKTOP))
     eve = Player("watch-eve", new_page(viewport=PHONE))
@@ -45,16 +42,7 @@ def test_a_spectator_watches_a_round_without_seeing_a_hand_before_the_reveal(
         sign_up(player, live_platform.url)
         open_lobby(player, live_platform.url)
 
-    form = dan.page.locator("form[data-action='room.create']")
-    form.locator("input[name=name]").fill("Show table")
-    form.locator("select[name=rules]").select_option(
-        str(RuleConfiguration.objects.get(name=RULES).pk)
-    )
-    form.locator("select[name=seats]").select_option("2")
-    form.locator("select[name=bots]").select_option("1")
-    form.locator("button[type=submit]").click()
-    wait_for_table(dan)
-    room = Room.objects.get(name="Show table")
+    room = open_bot_room(dan, name="Show table", rules=RULES)
 
     row = eve.page.locator(f'#lobby-rooms tr[data-room="{room.pk}"]')
     watch = row.locator("[data-testid=watch-link]")

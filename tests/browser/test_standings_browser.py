@@ -8,20 +8,18 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from games.models import RuleConfiguration
-from lobby.models import Room
 from tests.browser.conftest import DESKTOP, NewPage, Shot, module_platform
 from tests.browser.table_flow import (
     PACING,
     PAGE,
     Player,
+    open_bot_room,
     open_lobby,
     page_deltas,
     play_hand,
     press_ready,
     sign_up,
     switch_language,
-    wait_for_table,
 )
 from tests.games.table_helpers import fast_rules
 from tests.live_server import LivePlatform
@@ -44,16 +42,7 @@ def test_a_players_round_shows_in_the_standings_and_on_its_page(
     gus = Player("standing-gus", new_page(viewport=DESKTOP))
     sign_up(gus, live_platform.url)
     open_lobby(gus, live_platform.url)
-    form = gus.page.locator("form[data-action='room.create']")
-    form.locator("input[name=name]").fill("Gus table")
-    form.locator("select[name=rules]").select_option(
-        str(RuleConfiguration.objects.get(name=RULES).pk)
-    )
-    form.locator("select[name=seats]").select_option("2")
-    form.locator("select[name=bots]").select_option("1")
-    form.locator("button[type=submit]").click()
-    wait_for_table(gus)
-    room = Room.objects.get(name="Gus table")
+    room = open_bot_room(gus, name="Gus table", rules=RULES)
     press_ready(gus)
     play_hand(gus, room)
     deltas = page_deltas(gus)

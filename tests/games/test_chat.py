@@ -4,38 +4,25 @@ round's chat in its audit page."""
 
 from __future__ import annotations
 
-import random
-import time
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 
-from games import audit, table_services, tasks
+from games import audit, table_services
 from games.models import Round
 from lobby.services import room_create, room_join
 from tests.games.table_helpers import make_player
-from tests.games.test_consumer_limits import limits, open_socket, table_marks
-from tests.games.test_consumers import Clock, make_room
+from tests.games.test_consumer_limits import (  # noqa: F401  (clock: the autouse fixture)
+    clock,
+    limits,
+    open_socket,
+    table_marks,
+)
+from tests.games.test_consumers import make_room
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("transactional_db")]
-
-
-@pytest.fixture(autouse=True)
-def clock(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[Clock]:
-    c = Clock(time.time())
-    monkeypatch.setattr(table_services, "_now", lambda: c.now)
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kwargs: None)
-    rng = random.Random(11)
-    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
-    layer = dict(settings.CHANNEL_LAYERS["default"])
-    if layer["BACKEND"] != "channels.layers.InMemoryChannelLayer":
-        layer["CONFIG"] = {**layer.get("CONFIG", {}), "prefix": f"test-{uuid.uuid4().hex}"}
-    settings.CHANNEL_LAYERS = {"default": layer}
-    yield c
 
 
 async def test_every_seat_hears_a_message_and_bad_input_changes_nothing(settings: Any) -> None:

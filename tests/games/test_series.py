@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the `world` fixture imported from test_bots is used as an argument)
 """A series (房卡, issue 18): a private room opened for N rounds, its table stops after the
 last one, and its final scoreboard — per round and in total, guns, home runs, best hands —
 is read at its share link (a page, an image and the API), by anyone who has the link.
@@ -6,8 +7,6 @@ Transactional (``on_commit`` fires); the bots' tasks are run by hand (``drive_bo
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from django.test import Client
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.selectors import ledger_audit
-from games import table_services, tasks
+from games import table_services
 from games.models import Round, RuleConfiguration
 from games.series import series_scoreboard
 from games.table.errors import TableError
@@ -24,21 +23,15 @@ from lobby.errors import InvalidSeries
 from lobby.models import Room, Seat
 from lobby.services import room_create
 from tests.games.table_helpers import fast_rules, make_player, state_of, total_coins
-from tests.games.test_bots import World, drive_bots, timeout
+from tests.games.test_bots import (
+    World,
+    drive_bots,
+    timeout,
+    world,  # noqa: F401  (the fixture: clock, recorded tasks)
+)
 from tests.games.test_duplicate import play
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def world(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[World]:
-    settings.BOT_DELAY_SCALE = 0
-    w = World(clock=time.time() - 3600)
-    monkeypatch.setattr(table_services, "_now", lambda: w.clock)
-    monkeypatch.setattr(table_services, "_send", lambda table_id, message: None)
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kw: w.timers.append(kw))
-    monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kw: w.bot_tasks.append(kw))
-    yield w
 
 
 def rules() -> RuleConfiguration:
