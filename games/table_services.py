@@ -145,30 +145,67 @@ def table_for_room(*, room: Room) -> Table:
 _TABLE = Table._meta.db_table
 _EVENT = TableEvent._meta.db_table
 _ROOM = Room._meta.db_table
+_ACCOUNT = Account._meta.db_table
 
 
 def _for_update() -> str:
     return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
+_TABLE_COLUMNS = "t.id, t.state, t.version, t.phase, t.deadline, t.watchers, r.entry_minimum"
+# The room's entry minimum (fixed when the room opened), read with the locks and kept on the
+# table object for the settlement's "who must leave" (``_send_away_the_broke``).
+ENTRY_MINIMUM = "room_entry_minimum"
+
+
 def _locked(*, room: Room) -> Table:
     """The room's table, locked after its room (the lock order of the lobby's services)."""
+    table, _balance = _locked_rows(room=room, wallet_of=None)
+    return table
+
+
+def _locked_with_balance(*, room: Room, user_id: int) -> tuple[Table, int]:
+    """The room's table and the player's wallet balance, locked in the services' order: the
+    room, the table, then the wallet (created if missing)."""
+    table, balance = _locked_rows(room=room, wallet_of=user_id)
+    if balance is None:  # rare: a wallet was never made
+        balance = _locked_balance(user_id)
+    return table, balance
+
+
+def _locked_rows(*, room: Room, wallet_of: int | None) -> tuple[Table, int | None]:
+    """One statement locks the room, its table and (``wallet_of``) a wallet. PostgreSQL locks
+    a join's rows in the order of its FROM list (the room, the table, the wallet), the order
+    every service takes them in, so merging the locks into one round trip adds no deadlock."""
+    wallet_join, wallet_column, params = "", "", [room.pk]
+    if wallet_of is not None:
+        wallet_join = f" JOIN {_ACCOUNT} a ON a.user_id = %s AND a.kind = %s"
+        wallet_column = ", a.balance"
+        params = [wallet_of, AccountKind.WALLET.value, room.pk]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {_TABLE_COLUMNS}{wallet_column} FROM {_ROOM} r "
+            f"JOIN {_TABLE} t ON t.room_id = r.id{wallet_join} WHERE r.id = %s{_for_update()}",
+            params,
+        )
+        row = cursor.fetchone()
+    if row is None:  # no such room, its table not made yet, or no wallet: one step at a time
+        return _locked_stepwise(room=room), None
+    pk, state, version, phase, deadline, watchers, minimum, *balance = row
+    table = Table(id=pk, room_id=room.pk, version=version, phase=phase, watchers=watchers)
+    setattr(table, ENTRY_MINIMUM, minimum)
+    table.state = json.loads(state) if isinstance(state, str | bytes) else state
+    return table, (int(balance[0]) if balance else None)
+
+
+def _locked_stepwise(*, room: Room) -> Table:
+    """``_locked`` when the one statement found nothing: the room locked (or DoesNotExist),
+    then its table, created on first use."""
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT id FROM {_ROOM} WHERE id = %s{_for_update()}", [room.pk])
         if cursor.fetchone() is None:
             raise Room.DoesNotExist(f"no room {room.pk}")
-        cursor.execute(
-            f"SELECT id, state, version, phase, deadline, watchers FROM {_TABLE} "
-            f"WHERE room_id = %s{_for_update()}",
-            [room.pk],
-        )
-        row = cursor.fetchone()
-    if row is None:  # first use: create it, then lock it
-        return Table.objects.select_for_update().get(pk=table_for_room(room=room).pk)
-    pk, state, version, phase, deadline, watchers = row
-    table = Table(id=pk, room_id=room.pk, version=version, phase=phase, watchers=watchers)
-    table.state = json.loads(state) if isinstance(state, str | bytes) else state
-    return table
+    return Table.objects.select_for_update().get(pk=table_for_room(room=room).pk)
 
 
 def _save(table: Table, state: TableState, events: list[Event], positions: dict[str, int]) -> None:
@@ -191,25 +228,30 @@ def _save(table: Table, state: TableState, events: list[Event], positions: dict[
         )
         for e in events
     ]
+    update = (
+        f"UPDATE {_TABLE} SET state = %s, version = %s, phase = %s, deadline = %s, "
+        "updated_at = %s WHERE id = %s"
+    )
+    update_params = [
+        ops.adapt_json_value(table.state, None),
+        table.version,
+        table.phase,
+        ops.adapt_datetimefield_value(table.deadline),
+        ops.adapt_datetimefield_value(now),
+        table.pk,
+    ]
+    values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
+    insert = (
+        f"INSERT INTO {_EVENT} (table_id, version, type, audience, recipient, payload, "
+        f"created_at) VALUES {values}"
+    )
+    insert_params = [value for row in rows for value in row]
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {_TABLE} SET state = %s, version = %s, phase = %s, deadline = %s, "
-            "updated_at = %s WHERE id = %s",
-            [
-                ops.adapt_json_value(table.state, None),
-                table.version,
-                table.phase,
-                ops.adapt_datetimefield_value(table.deadline),
-                ops.adapt_datetimefield_value(now),
-                table.pk,
-            ],
-        )
-        values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
-        cursor.execute(
-            f"INSERT INTO {_EVENT} (table_id, version, type, audience, recipient, payload, "
-            f"created_at) VALUES {values}",
-            [value for row in rows for value in row],
-        )
+        if connection.vendor == "postgresql":  # one statement, one round trip
+            cursor.execute(f"WITH saved AS ({update}) {insert}", update_params + insert_params)
+        else:
+            cursor.execute(update, update_params)
+            cursor.execute(insert, insert_params)
 
 
 def _position(*, state: TableState, user: User) -> int:
@@ -234,11 +276,17 @@ def _cards(value: object, what: str) -> tuple[Card, ...]:
 
 
 def _run(
-    *, table: Table, command: Command, now: float, before: TableState | None = None
+    *,
+    table: Table,
+    command: Command,
+    now: float,
+    before: TableState | None = None,
+    wallets: dict[int, Account] | None = None,
 ) -> Transition:
     """Apply ``command`` to the locked ``table`` (whose state is ``before`` when the caller
     has read it already): deal if a round starts, end the phases that last no time, save, log,
-    settle, and on commit notify and schedule. Returns the whole transition (deal included)."""
+    settle, and on commit notify and schedule. Returns the whole transition (deal included).
+    ``wallets``: the round's players' wallets when the caller has locked them to settle."""
     if before is None:
         before = TableState.from_dict(table.state)
     transition = command(before, now)
@@ -251,7 +299,10 @@ def _run(
             step = _deal(table=table, state=state, now=now)
         elif _ends_now(state, now):
             compared = state
-            balances = _balances(state) if state.phase is Phase.COMPARING else None
+            balances = None
+            if state.phase is Phase.COMPARING:
+                wallets = _round_wallets(state)
+                balances = _balances_of(wallets)
             step = machine.timeout(
                 state, now=now, version=state.version, phase=state.phase, balances=balances
             )
@@ -259,8 +310,8 @@ def _run(
             break
         state, events = step.state, events + list(step.events)
     if any(e.type == "settled" for e in events):
-        _settle(table=table, compared=compared, state=state, now=now)
-        after = _send_away_the_broke(table=table, state=state, now=now)
+        settled = _settle(table=table, compared=compared, state=state, now=now, wallets=wallets)
+        after = _send_away_the_broke(table=table, state=state, now=now, balances=settled)
         state, events = after.state, events + list(after.events)
     transition = Transition(state, tuple(events))
 
@@ -294,10 +345,14 @@ def _ends_now(state: TableState, now: float) -> bool:
     return state.phase in _INSTANT_PHASES and state.deadline is not None and state.deadline <= now
 
 
-def _balances(state: TableState) -> dict[str, int]:
-    """The round's players' balances, their wallets locked (ascending id) for the settlement."""
-    ids = [int(s.player) for s in state.round_seats]
-    return {str(uid): a.balance for uid, a in _wallets(ids, lock=True).items()}
+def _round_wallets(state: TableState) -> dict[int, Account]:
+    """The round's players' wallets by user id, locked (ascending id) for the settlement."""
+    return _wallets([int(s.player) for s in state.round_seats], lock=True)
+
+
+def _balances_of(wallets: dict[int, Account]) -> dict[str, int]:
+    """The balances the machine settles with, by player."""
+    return {str(uid): a.balance for uid, a in wallets.items()}
 
 
 def _deal(*, table: Table, state: TableState, now: float) -> Transition:
@@ -344,26 +399,39 @@ def _deal(*, table: Table, state: TableState, now: float) -> Transition:
     return dealt
 
 
-def _settle(*, table: Table, compared: TableState, state: TableState, now: float) -> None:
-    """Move the coins of a settled round once, and store its breakdown and revealed deck."""
+def _settle(
+    *,
+    table: Table,
+    compared: TableState,
+    state: TableState,
+    now: float,
+    wallets: dict[int, Account] | None = None,
+) -> dict[int, int]:
+    """Move the coins of a settled round once, and store its breakdown and revealed deck.
+    ``wallets``: the players' wallets as locked for the comparison (read again if not given).
+    Returns the players' balances after the settlement, by user id (none if it was settled
+    before)."""
     round_ = Round.objects.select_for_update().get(table=table, number=state.round_no)
     if round_.settled_at is not None:
-        return
+        return {}
     result = state.result
     assert result is not None and state.deck is not None and state.salt is not None
     players: list[Json] = result["players"]
-    wallets = _wallets([int(p["id"]) for p in players], lock=False)
+    ids = [int(p["id"]) for p in players]
+    if wallets is None or not set(ids) <= set(wallets):
+        wallets = _wallets(ids, lock=False)
     # The balances the machine settled with (the wallets are locked by table_timeout), kept
     # so that an audit can recompute the cannot-cover cuts.
     round_.balances = {str(user_id): account.balance for user_id, account in wallets.items()}
     net = {wallets[int(p["id"])]: p["delta"] + p["penalty"] for p in players}
     entries = {account: amount for account, amount in net.items() if amount}
-    if entries:
+    if entries:  # the round's lock and settled_at make the key new: fresh_in_caller
         round_.transaction = ledger_post(
             kind=TransactionKind.SETTLEMENT,
             entries=entries,
             idempotency_key=f"round:{round_.pk}:settlement",
             reference=f"round:{round_.pk}",
+            fresh_in_caller=True,
         )
     house = None
     for p in players:
@@ -374,6 +442,7 @@ def _settle(*, table: Table, compared: TableState, state: TableState, now: float
                 entries={wallets[int(p["id"])]: -p["penalty"], house: p["penalty"]},
                 idempotency_key=f"round:{round_.pk}:penalty:{p['id']}",
                 reference=f"round:{round_.pk}",
+                fresh_in_caller=True,
             )
     round_.deck = " ".join(format_cards(state.deck))
     round_.salt = state.salt
@@ -410,20 +479,31 @@ def _settle(*, table: Table, compared: TableState, state: TableState, now: float
             "WHERE round_id = %s AND position = %s",
             rows,
         )
+    # Each wallet moved by the player's delta in all (a penalty is in the delta: the
+    # settlement leaves it to the wallet, and the penalty's posting takes it to the house).
+    return {int(p["id"]): wallets[int(p["id"])].balance + p["delta"] for p in players}
 
 
-def _send_away_the_broke(*, table: Table, state: TableState, now: float) -> Transition:
+def _send_away_the_broke(
+    *, table: Table, state: TableState, now: float, balances: dict[int, int]
+) -> Transition:
     """After a settlement, every person left with fewer coins than the room's entry minimum
     goes back to the room list (a ``left`` event with reason ``insufficient_coins``, the
     minimum and the balance), so that nobody plays on without covering their losses. Bots are
     funded by the house before they press Ready (``games.bots``). The wallets were locked for
-    the settlement."""
-    minimum = Room.objects.filter(pk=table.room_id).values_list("entry_minimum", flat=True).get()
+    the settlement; ``balances`` are the round's players' after it (the others are read)."""
+    minimum = getattr(table, ENTRY_MINIMUM, None)
+    if minimum is None:
+        minimum = (
+            Room.objects.filter(pk=table.room_id).values_list("entry_minimum", flat=True).get()
+        )
     people = [s for s in state.seats if not s.bot]
-    wallets = _wallets([int(s.player) for s in people], lock=False)
+    others = [int(s.player) for s in people if int(s.player) not in balances]
+    if others:
+        balances = {**balances, **{u: a.balance for u, a in _wallets(others, lock=False).items()}}
     events: list[Event] = []
     for seat in people:
-        balance = wallets[int(seat.player)].balance
+        balance = balances[int(seat.player)]
         if balance >= minimum:
             continue
         sent = machine.dismiss(
@@ -564,11 +644,10 @@ def table_ready(*, user: User, room: Room) -> Transition:
     read under its lock, holds less than the room's entry minimum: losses are capped by the
     balance and wins are not, so nobody may play a round without covering it (RULES.md §7.4).
     """
-    table = _locked(room=room)
+    table, balance = _locked_with_balance(room=room, user_id=user.pk)
     state = TableState.from_dict(table.state)
     position = _position(state=state, user=user)
     minimum = room.entry_minimum  # fixed when the room opened
-    balance = _locked_balance(user.pk)
     if balance < minimum:
         raise TableError(
             "insufficient_coins",
@@ -747,9 +826,10 @@ def table_timeout(
     if deadline is not None and phase == state.phase and deadline == state.deadline:
         version = state.version
     now = _now()
-    balances = None
+    balances = wallets = None
     if state.phase is Phase.COMPARING and phase == state.phase and version == state.version:
-        balances = _balances(state)
+        wallets = _round_wallets(state)
+        balances = _balances_of(wallets)
     try:
         machine.verify_timeout(state, now=now, version=version, phase=phase, balances=balances)
     except StaleTimeout as exc:
@@ -763,6 +843,7 @@ def table_timeout(
             s, now=at, version=s.version, phase=phase, balances=balances
         ),
         now=now,
+        wallets=wallets,
     )
 
 

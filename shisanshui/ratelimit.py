@@ -8,7 +8,7 @@ memory. Keys start with ``settings.RATE_LIMIT_KEY_PREFIX`` (each test gets its o
 
 - ``rate_limit_hit(name, key)`` spends one unit: ``None`` when allowed, else a ``RateLimited``
   saying which rate refused it and in how many seconds one more unit frees up; a refused
-  hit spends nothing of the rate that refused it;
+  hit spends nothing of any rate;
 - ``rate_limit_check(name, key)`` asks the same without spending (e.g. "may this user try
   another code?", spent only when the code was wrong);
 - ``rate_limit_block(name, key)`` spends the whole budget now (a cool-down: with a rate such
@@ -17,8 +17,11 @@ memory. Keys start with ``settings.RATE_LIMIT_KEY_PREFIX`` (each test gets its o
   `limits` (one per event loop), so a busy socket never blocks daphne's loop.
 
 The strategy is the moving window (exact: N in any window of that length, and the retry time
-is when the oldest counted hit leaves the window). One hit costs one Redis round trip per rate
-(a Lua script); tests/shisanshui/test_ratelimit.py measures it. If Redis is unreachable the
+is when the oldest counted hit leaves the window). A hit costs one Redis round trip whatever
+the number of rates: one Lua script (``_ACQUIRE_ALL``) checks every rate's window, then spends
+the hit in all of them or in none, on the same keys and lists as `limits`' own moving window
+(so checks, blocks and window statistics read them as before); tests/shisanshui/test_ratelimit.py
+measures it. If Redis is unreachable the
 limits fail open (allowed, logged): the socket's other work fails loudly enough then.
 """
 
@@ -31,6 +34,7 @@ import time
 import weakref
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import redis
 from django.conf import settings
@@ -144,6 +148,61 @@ def _storage_failed(name: str) -> None:
         logger.warning("Rate limit %s not counted: its storage failed", name, exc_info=True)
 
 
+# One trip for every rate of a limit: `limits`' acquire_moving_window.lua over several keys.
+# KEYS: one list per rate; ARGV: the timestamp, the cost, then each rate's limit and expiry.
+# Returns 0 when every rate allows the cost (spent in all of them), else the 1-based index of
+# the first rate that refuses (nothing spent anywhere).
+_ACQUIRE_ALL = """
+local timestamp = tonumber(ARGV[1])
+local amount = tonumber(ARGV[2])
+for i, key in ipairs(KEYS) do
+    local limit = tonumber(ARGV[1 + 2 * i])
+    local expiry = tonumber(ARGV[2 + 2 * i])
+    if amount > limit then
+        return i
+    end
+    local entry = redis.call('lindex', key, limit - amount)
+    if entry and tonumber(entry) >= timestamp - expiry then
+        return i
+    end
+end
+local entries = {}
+for j = 1, amount do
+    entries[j] = timestamp
+end
+for i, key in ipairs(KEYS) do
+    local limit = tonumber(ARGV[1 + 2 * i])
+    for j = 1, #entries, 5000 do
+        redis.call('lpush', key, unpack(entries, j, math.min(j + 4999, #entries)))
+    end
+    redis.call('ltrim', key, 0, limit - 1)
+    redis.call('expire', key, tonumber(ARGV[2 + 2 * i]))
+end
+return 0
+"""
+
+# The script registered on each storage's client (a weak key: a storage lives as long as its
+# limiter, one per Redis URL and key prefix, and per event loop for the asynchronous ones).
+_scripts: weakref.WeakKeyDictionary[object, Any] = weakref.WeakKeyDictionary()
+
+
+def _acquire_all_script(storage: Any, client: Any) -> Any:
+    script = _scripts.get(storage)
+    if script is None:
+        script = _scripts[storage] = client.register_script(_ACQUIRE_ALL)
+    return script
+
+
+def _acquire_args(
+    items: tuple[RateLimitItem, ...], ids: tuple[str, str], cost: int, prefixed: Any
+) -> tuple[list[str], list[float | int]]:
+    keys = [prefixed(item.key_for(*ids)) for item in items]
+    args: list[float | int] = [time.time(), cost]
+    for item in items:
+        args += [item.amount, item.get_expiry()]
+    return keys, args
+
+
 # The synchronous forms (services, views, tasks).
 
 
@@ -151,13 +210,25 @@ def rate_limit_hit(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
     """Spend ``cost`` of ``key``'s budget under the limit ``name``; None when allowed."""
     limiter = _sync_limiter()
     ids = (name, str(key))
-    try:
-        for item in rate_limit_items(name):
-            if not limiter.hit(item, *ids, cost=cost):
+    storage = limiter.storage
+    if isinstance(storage, RedisStorage):
+        items = rate_limit_items(name)
+        try:
+            client = storage.get_connection()
+            keys, args = _acquire_args(items, ids, cost, storage.prefixed_key)
+            refused = int(_acquire_all_script(storage, client)(keys, args))
+            if refused:
+                item = items[refused - 1]
                 return _refusal(name, item, limiter.get_window_stats(item, *ids).reset_time)
-    except StorageError:
-        _storage_failed(name)
-    return None
+        except (StorageError, redis.RedisError):
+            _storage_failed(name)
+        return None
+    # In memory (one process, no Redis): the same rule, every rate checked before any is spent.
+    refused = rate_limit_check(name, key, cost=cost)
+    if refused is None:
+        for item in rate_limit_items(name):
+            limiter.hit(item, *ids, cost=cost)
+    return refused
 
 
 def rate_limit_check(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
@@ -212,12 +283,18 @@ async def arate_limit_hit(name: str, key: Key, *, cost: int = 1) -> RateLimited 
     if limiter is None:
         return rate_limit_hit(name, key, cost=cost)
     ids = (name, str(key))
+    items = rate_limit_items(name)
     try:
-        for item in rate_limit_items(name):
-            if not await limiter.hit(item, *ids, cost=cost):
-                stats = await limiter.get_window_stats(item, *ids)
-                return _refusal(name, item, stats.reset_time)
-    except StorageError:
+        bridge = limiter.storage.bridge  # type: ignore[attr-defined]
+        keys, args = _acquire_args(items, ids, cost, bridge.prefixed_key)
+        refused = int(
+            await _acquire_all_script(limiter.storage, bridge.get_connection())(keys, args)
+        )
+        if refused:
+            item = items[refused - 1]
+            stats = await limiter.get_window_stats(item, *ids)
+            return _refusal(name, item, stats.reset_time)
+    except (StorageError, redis.RedisError):
         _storage_failed(name)
     return None
 

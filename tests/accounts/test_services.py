@@ -2,7 +2,7 @@
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from accounts.errors import (
@@ -102,6 +102,66 @@ def test_the_posting_service_takes_six_queries_and_a_replay_one(
         ledger_post(kind="settlement", entries=entries, idempotency_key="q:1")
     with django_assert_num_queries(1):
         ledger_post(kind="settlement", entries=entries, idempotency_key="q:1")
+
+
+def test_a_fresh_posting_in_the_callers_transaction_takes_three_queries(
+    make_player: MakePlayer, django_assert_num_queries
+) -> None:
+    a, b = make_player(1000), make_player(1000)
+    entries = {wallet_get_or_create(user=a): -10, wallet_get_or_create(user=b): 10}
+
+    # No look-up of the key and no savepoint: the settlement's lock makes its key new.
+    with django_assert_num_queries(3):
+        ledger_post(
+            kind="settlement", entries=entries, idempotency_key="fresh:1", fresh_in_caller=True
+        )
+    assert (balance_of(a), balance_of(b)) == (990, 1010)
+    assert ledger_audit().ok
+
+
+def test_a_fresh_posting_refused_writes_nothing(make_player: MakePlayer) -> None:
+    a, b = make_player(5), make_player(0)
+    entries = {wallet_get_or_create(user=a): -10, wallet_get_or_create(user=b): 10}
+    before = ledger_counts()
+
+    _refused(
+        InsufficientFunds,
+        lambda: ledger_post(
+            kind="settlement", entries=entries, idempotency_key="fresh:2", fresh_in_caller=True
+        ),
+    )
+    assert ledger_counts() == before
+    assert (balance_of(a), balance_of(b)) == (5, 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_fresh_posting_needs_the_callers_transaction_and_a_new_key(
+    make_player: MakePlayer,
+) -> None:
+    a, b = make_player(1000), make_player(1000)
+    entries = {wallet_get_or_create(user=a): -10, wallet_get_or_create(user=b): 10}
+    before = ledger_counts()
+
+    # Outside a transaction there is no unit to roll back: refused, nothing written.
+    _refused(
+        InvalidTransaction,
+        lambda: ledger_post(
+            kind="settlement", entries=entries, idempotency_key="fresh:3", fresh_in_caller=True
+        ),
+    )
+    assert ledger_counts() == before
+
+    ledger_post(kind="settlement", entries=entries, idempotency_key="fresh:3")
+    # A key posted before breaks the caller's guarantee: the caller's whole transaction fails
+    # and rolls back (here: the transfer in it too), and no coin moves twice.
+    with pytest.raises(IntegrityError), transaction.atomic():
+        wallet_transfer(source=b, destination=a, amount=1, idempotency_key="fresh:inner")
+        ledger_post(
+            kind="settlement", entries=entries, idempotency_key="fresh:3", fresh_in_caller=True
+        )
+    assert (balance_of(a), balance_of(b)) == (990, 1010)
+    assert not Transaction.objects.filter(idempotency_key="fresh:inner").exists()
+    assert ledger_audit().ok
 
 
 @requires_postgresql

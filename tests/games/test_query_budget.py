@@ -27,14 +27,17 @@ from tests.games.table_helpers import fast_rules, make_player, state_of
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Queries of one command, BEGIN and COMMIT included.
-READY = 7  # BEGIN, room lock, table lock, wallet lock, UPDATE table, INSERT events, COMMIT
-LAST_READY = 9  # … and the deal: INSERT round, INSERT its players
-SUBMIT = 6  # BEGIN, room lock, table lock, UPDATE table, INSERT events, COMMIT
+# BEGIN, one lock of the room, the table and the wallet, one UPDATE of the table with the INSERT
+# of its events, COMMIT
+READY = 4
+LAST_READY = 6  # … and the deal: INSERT round, INSERT its players
+SUBMIT = 4  # BEGIN, one lock of the room and the table, UPDATE table and INSERT events, COMMIT
 # … and compare and settle at once: the wallets locked, the round locked, one settlement
-# posting (its idempotency check, a savepoint, the transaction and its entries), the round
-# saved and its players' rows updated (one executemany: one pipelined trip), the entry minimum
-# and the balances after (who must leave).
-LAST_SUBMIT = 19
+# posting in the command's own transaction (the transaction and its entries; the round's lock
+# makes its key new), the round saved and its players' rows updated (one executemany: one
+# pipelined trip). The balances after (who must leave) follow from the locked wallets, and the
+# entry minimum was read with the locks.
+LAST_SUBMIT = 11
 
 
 @pytest.fixture
