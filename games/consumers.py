@@ -5,9 +5,11 @@ MAX_MESSAGE_BYTES; the client sends {"type": ..., "id": ...} (hello, ping, ready
 choose_special, submit, draft, leave, chat), an action is answered {"type": "ok", "id": ...} or
 {"type": "error", "id": ..., "error": {"code", "message", ...}}, and the table's events arrive
 as {"type": "events", "events": [{version, type, payload}, ...]}: only those the player may
-see. Private events are addressed to a player, not a seat, and the services send each player's
-events to that player's own channel group (``table_services.table_player_group``), so another
-player's cards never reach this connection, nor this process through Redis.
+see. Private events are addressed to a player, not a seat, and the services send a batch that
+holds any private event to each player's own channel group (``table_services.table_player_group``),
+so another player's cards never reach this connection, nor this process through Redis. The
+public events of a batch go once to the table's public group, which every connection to the
+table listens to; a player that got its own message of the batch skips that one (``except``).
 
 The consumer holds no rules and no ORM: it parses, calls a service of
 games.table_services on a worker thread and sends; the services send the events
@@ -231,6 +233,8 @@ class TableConsumer(Consumer):
     version: int | None = None
     # Closed for going over the user's frame budget.
     flooded: bool = False
+    # The channel-layer groups listened to: the table's public group, and a player's own.
+    groups: tuple[str, ...] = ()
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -257,24 +261,35 @@ class TableConsumer(Consumer):
             if self.watch is None:
                 await self.close(code=CLOSE_NOT_SEATED)
                 return
-            self.group = table_services.table_spectator_group(self.watch.table_id)
-            await self.channel_layer.group_add(self.group, self.channel_name)
+            await self._join(table_services.table_public_group(self.watch.table_id))
             await off_thread(table_services.table_watchers_change)(
                 table_id=self.watch.table_id, delta=1
             )
             await self.accept()
             return
         self.connection = uuid.uuid4().hex
-        self.group = table_services.table_player_group(self.seat.table_id, self.seat.player)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self._join(
+            table_services.table_player_group(self.seat.table_id, self.seat.player),
+            table_services.table_public_group(self.seat.table_id),
+        )
         await self.accept()
         # This socket becomes the player's current one (so the late close of an older one
         # does not mark the player away), and a disconnected player is reconnected.
         await self._quietly(table_services.table_reconnect, connection=self.connection)
 
+    async def _join(self, *groups: str) -> None:
+        """Listen to ``groups``: the table's public group, and a player's own."""
+        self.groups = groups
+        for name in self.groups:
+            await self.channel_layer.group_add(name, self.channel_name)
+
+    async def _leave_groups(self) -> None:
+        for name in self.groups:
+            await self.channel_layer.group_discard(name, self.channel_name)
+
     async def disconnect(self, code: int) -> None:
         if self.watch is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self._leave_groups()
             await off_thread(table_services.table_watchers_change)(
                 table_id=self.watch.table_id, delta=-1
             )
@@ -282,7 +297,7 @@ class TableConsumer(Consumer):
             return
         if self.seat is None:
             return
-        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self._leave_groups()
         await self._quietly(table_services.table_disconnect, connection=self.connection)
 
     async def _quietly(self, service: Service, **kwargs: Any) -> None:
@@ -408,7 +423,7 @@ class TableConsumer(Consumer):
         """The player is no longer at this table: stop listening and close with 4000."""
         if self.seat is None:
             return
-        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self._leave_groups()
         self.seat = None
         await self.close(code=CLOSE_LEFT)
 
@@ -436,6 +451,8 @@ class TableConsumer(Consumer):
             return
         if self.seat is None or self.version is None:
             return
+        if self.seat.player in message.get("except", ()):
+            return  # the player's own message of this batch holds these events and its own
         first, last = int(message["first"]), int(message["last"])
         events: list[dict[str, Any]] = list(message["events"])
         repaired: list[dict[str, Any]] = []

@@ -110,6 +110,12 @@ def table_player_group(table_id: int, player: str) -> str:
     return f"table.{table_id}.player.{player}"
 
 
+def table_public_group(table_id: int) -> str:
+    """The channel-layer group of every connection to a table, seated or watching: the public
+    events of each batch (``_messages``), never a private one."""
+    return f"table.{table_id}.public"
+
+
 # -- reads and creation ------------------------------------------------------------------------
 
 
@@ -548,49 +554,63 @@ def _wallets(user_ids: list[int], *, lock: bool) -> dict[int, Account]:
 # -- notification (after commit) ---------------------------------------------------------------
 
 
-# The key of the spectators' message in ``_messages`` (no player id is empty).
-SPECTATORS = ""
+# The key of the message for everyone at the table in ``_messages``: the batch's public events,
+# for the spectators and for every player with no private event in the batch.
+EVERYONE = "*"
 
 
 def _messages(
     *, events: list[Event], players: Iterable[str], spectators: bool = False
 ) -> dict[str, Json]:
-    """For each player seated before or after the transition, the events it may see; with
-    ``spectators`` (some watch the table), also the public events for them (key SPECTATORS).
+    """Each message of a batch of events, by whom it is for.
+
+    A player with a private event in the batch (its hand, its own arrangement) gets its own
+    message: every event it may see. Everyone else — the other players, and the spectators —
+    gets one message of the public events (key EVERYONE), published once to the table's public
+    group; it names the players who got their own (``except``), whose connections skip it. So
+    a Ready is one publish and a submission two (the submitter's own, and everyone's), instead
+    of one per player. The message for everyone is left out when every player has its own and
+    nobody watches (``spectators``: the table's watcher count).
 
     ``first`` and ``last`` are the versions the whole batch covers, so that a connection knows
     it has seen every version up to ``last`` even when the batch holds nothing for it.
     """
     first, last = events[0].version, events[-1].version
-    audience: list[str | None] = [*players, *([None] if spectators else [])]
-    return {
-        SPECTATORS if player is None else player: {
+    addressed = {e.audience for e in events if e.private}
+    players = list(dict.fromkeys(players))
+    own = [p for p in players if p in addressed]
+    messages: dict[str, Json] = {
+        player: {
             "type": "table.events",
             "first": first,
             "last": last,
             "events": [e.message() for e in events if e.visible_to(player)],
         }
-        for player in audience
+        for player in own
     }
-
-
-def table_spectator_group(table_id: int) -> str:
-    """The channel-layer group of a table's spectators: its public events only."""
-    return f"table.{table_id}.spectators"
+    if spectators or len(own) < len(players):
+        messages[EVERYONE] = {
+            "type": "table.events",
+            "first": first,
+            "last": last,
+            "events": [e.message() for e in events if not e.private],
+            "except": own,
+        }
+    return messages
 
 
 def _send(table_id: int, messages: dict[str, Json]) -> None:
-    """Publish each player's message to its group, and the spectators' to theirs (kept in the
-    thread's outbox, if any: shisanshui.publish)."""
+    """Publish each player's own message to its group and the message for everyone to the
+    table's public group (kept in the thread's outbox, if any: shisanshui.publish)."""
     publish(
         [
             (
-                table_spectator_group(table_id)
-                if player == SPECTATORS
-                else table_player_group(table_id, player),
+                table_public_group(table_id)
+                if key == EVERYONE
+                else table_player_group(table_id, key),
                 m,
             )
-            for player, m in messages.items()
+            for key, m in messages.items()
         ]
     )
 

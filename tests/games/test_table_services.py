@@ -191,13 +191,27 @@ def test_a_full_round_deals_settles_once_and_reveals_the_deck(
     # The event log is contiguous, and every event went out on commit, in order.
     versions = list(TableEvent.objects.order_by("version").values_list("version", flat=True))
     assert versions == list(range(1, state.version + 1))
-    # Each batch goes to every player on its own group, and covers contiguous versions.
+    # Each batch goes to each player with a private event in it on its own group, and its
+    # public events once to everyone else; every batch covers contiguous versions.
     covered = [v for batch in world.sent for v in range(*_range(batch))]
     assert covered == versions
+    logged = {
+        (e.version, e.type): e.audience is not None or e.recipient is not None
+        for e in TableEvent.objects.all()
+    }
+    ids = {str(p.pk) for p in players}
     for batch in world.sent:
-        assert set(batch) <= {str(p.pk) for p in players}
+        everyone = batch.pop(table_services.EVERYONE, None)
+        if everyone is not None:  # public events only, for all but the players named
+            assert not any(logged[e["version"], e["type"]] for e in everyone["events"])
+            assert set(everyone["except"]) == set(batch)
+            if batch:
+                assert _range(everyone) == _range(batch)
+        else:  # every player has its own: nobody watches
+            assert set(batch) == ids
+        assert set(batch) <= ids
         assert all(m["type"] == "table.events" for m in batch.values())
-        assert len({_range(m) for m in batch.values()}) == 1
+        assert len({_range(m) for m in batch.values()}) <= 1
         for player, m in batch.items():
             assert all(e["version"] in range(*_range(m)) for e in m["events"])
             assert not any(
