@@ -49,7 +49,7 @@ from games import table_services
 from games.table.errors import TableError
 from lobby.consumers import SocketClosed, scope_language
 from lobby.errors import LobbyError, MalformedMessage, MessageTooLarge, UnknownMessageType
-from shisanshui import publish
+from shisanshui import fastjson, publish
 from shisanshui.ratelimit import (
     RateLimited,
     arate_limit_block,
@@ -492,6 +492,4 @@ class TableConsumer(Consumer):
         # The client may have just closed the socket; the consumer must live on to run
         # disconnect(), which marks the player disconnected (hosted) at the table.
         with contextlib.suppress(SocketClosed):
-            await self.send(
-                text_data=json.dumps(content, ensure_ascii=False, separators=(",", ":"))
-            )
+            await self.send(text_data=fastjson.dumps(content))

@@ -54,7 +54,6 @@ two row locks, the wallet read only where coins matter, one UPDATE and one INSER
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import time
@@ -82,6 +81,7 @@ from games.table.state import Json, Phase, TableState, arranged_json
 from games.table.suggest import kept_suggestions
 from games.table.views import missed_events, snapshot_for
 from lobby.models import Room, RoomStatus, Seat
+from shisanshui import fastjson
 from shisanshui.publish import publish
 
 logger = logging.getLogger(__name__)
@@ -200,7 +200,7 @@ def _locked_rows(*, room: Room, wallet_of: int | None) -> tuple[Table, int | Non
     pk, state, version, phase, deadline, watchers, minimum, *balance = row
     table = Table(id=pk, room_id=room.pk, version=version, phase=phase, watchers=watchers)
     setattr(table, ENTRY_MINIMUM, minimum)
-    table.state = json.loads(state) if isinstance(state, str | bytes) else state
+    table.state = fastjson.loads(state) if isinstance(state, str | bytes) else state
     return table, (int(balance[0]) if balance else None)
 
 
@@ -229,7 +229,7 @@ def _save(table: Table, state: TableState, events: list[Event], positions: dict[
             e.type,
             positions.get(e.audience) if e.private else None,
             e.audience if e.private else None,
-            ops.adapt_json_value(e.payload, None),
+            fastjson.dumps(e.payload),
             ops.adapt_datetimefield_value(now),
         )
         for e in events
@@ -239,7 +239,7 @@ def _save(table: Table, state: TableState, events: list[Event], positions: dict[
         "updated_at = %s WHERE id = %s"
     )
     update_params = [
-        ops.adapt_json_value(table.state, None),
+        fastjson.dumps(table.state),
         table.version,
         table.phase,
         ops.adapt_datetimefield_value(table.deadline),
@@ -459,7 +459,6 @@ def _settle(
     # Each player's row of the round, by position (the ORM's bulk_update costs more CPU than
     # the whole settlement: see _save).
     seats = {s.position: s for s in compared.round_seats}
-    ops = connection.ops
     rows = []
     for p in players:
         seat = seats[p["position"]]
@@ -468,7 +467,7 @@ def _settle(
             (
                 p["special"] or "",
                 " ".join(format_cards(seat.unused)),
-                None if arrangement is None else ops.adapt_json_value(arrangement, None),
+                None if arrangement is None else fastjson.dumps(arrangement),
                 seat.auto or "",
                 p["escaped"],
                 p["water"],

@@ -69,6 +69,7 @@ from lobby.services import (
     room_quick_join,
 )
 from lobby.signals import lobby_user_group
+from shisanshui import fastjson
 from shisanshui.ratelimit import arate_limit_hit
 from shisanshui.sockets import Consumer
 
@@ -354,6 +355,4 @@ class LobbyConsumer(Consumer):
     async def send_json(self, content: dict[str, Any]) -> None:
         with contextlib.suppress(SocketClosed):  # the client has just gone: see SocketClosed
             # Compact: no spaces after separators (a page of 50 rooms is ~10 % smaller).
-            await self.send(
-                text_data=json.dumps(content, ensure_ascii=False, separators=(",", ":"))
-            )
+            await self.send(text_data=fastjson.dumps(content))

@@ -14,7 +14,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from shisanshui.origins import WebsocketOriginValidator  # noqa: E402
 from shisanshui.routing import websocket_urlpatterns  # noqa: E402
-from shisanshui.warm import warm_and_freeze  # noqa: E402
+from shisanshui.warm import plain_frame_log_text, warm_and_freeze  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -26,5 +26,7 @@ application = ProtocolTypeRouter(
     }
 )
 
-# The start-up objects are never walked by the garbage collector again (shisanshui/warm.py).
+# No log text built for every frame sent, and the start-up objects are never walked by the
+# garbage collector again (shisanshui/warm.py).
+plain_frame_log_text()
 warm_and_freeze()

@@ -17,6 +17,27 @@ import logging
 logger = logging.getLogger(__name__)
 
 
+def plain_frame_log_text() -> None:
+    """autobahn (daphne's WebSocket protocol) builds the text of a debug log line for every
+    frame it writes, even with debug logging off: ``hltype`` and ``hlval`` colour it through
+    click, about 1.5 % of daphne's CPU under load. They only decorate log text, so the
+    protocol module gets plain ones (the same words, no colour)."""
+    try:
+        from autobahn.websocket import protocol
+    except ImportError:  # not under daphne
+        return
+    protocol.hltype = _plain_type  # type: ignore[attr-defined]
+    protocol.hlval = _plain  # type: ignore[attr-defined]
+
+
+def _plain_type(obj: object) -> str:
+    return f"<{getattr(obj, '__qualname__', type(obj).__qualname__)}>"
+
+
+def _plain(value: object, *args: object, **kwargs: object) -> str:
+    return str(value)
+
+
 def warm_and_freeze() -> None:
     try:
         from games.rules.cards import DECK

@@ -1,16 +1,18 @@
 """The infrastructure the table's hot path relies on: the Redis cache reuses its client, the
-PostgreSQL backend skips the health check of a connection checked a moment ago, and the
-consumers' dispatch does not hop to a thread for every message."""
+PostgreSQL backend skips the health check of a connection checked a moment ago, the
+consumers' dispatch does not hop to a thread for every message, JSON is written by orjson, and
+daphne builds no log text for every frame."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
 import pytest
 from django.db import connections
 
-from shisanshui import sockets
+from shisanshui import fastjson, sockets, warm
 from shisanshui.cache import RedisCache
 from shisanshui.postgresql import base as pg_base
 
@@ -80,3 +82,27 @@ async def test_the_consumers_dispatch_without_a_trip_to_the_database_thread(
     assert seen == [{"type": "table.events", "first": 1}]
     with pytest.raises(ValueError, match="No handler"):
         await probe.dispatch({"type": "no.such"})
+
+
+def test_fast_json_is_compact_keeps_text_and_reads_back() -> None:
+    value = {"type": "events", "name": "张三 <b>", 3: [1, 2.5, None, True], "nan": float("nan")}
+
+    text = fastjson.dumps(value)
+
+    assert text == '{"type":"events","name":"张三 <b>","3":[1,2.5,null,true],"nan":null}'
+    assert fastjson.loads(text) == {**{str(k): v for k, v in value.items()}, "nan": None}
+    assert json.loads(text) == fastjson.loads(text.encode())
+
+
+def test_daphne_builds_no_coloured_log_text_for_each_frame() -> None:
+    from autobahn.websocket import protocol
+
+    before = protocol.hltype, protocol.hlval
+    try:
+        warm.plain_frame_log_text()
+        assert protocol.hltype(test_daphne_builds_no_coloured_log_text_for_each_frame) == (
+            "<test_daphne_builds_no_coloured_log_text_for_each_frame>"
+        )
+        assert protocol.hlval(42, color="white", bold=True) == "42"  # no escape codes
+    finally:
+        protocol.hltype, protocol.hlval = before

@@ -5,13 +5,19 @@ others nor undoes the committed action — and, inside an outbox, kept for the e
 from __future__ import annotations
 
 import asyncio
+import os
+import uuid
 from typing import Any
 
 import pytest
+import redis.asyncio.client
+from channels_redis.pubsub import RedisPubSubChannelLayer
 
 from games import table_services
 from lobby.signals import lobby_user_group
 from shisanshui import publish
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
 
 
 class FlakyLayer:
@@ -83,3 +89,43 @@ def test_inside_an_outbox_nothing_is_published_until_the_caller_does(
 def test_without_a_channel_layer_nothing_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(publish, "get_channel_layer", lambda: None)
     publish.publish([("g", {"n": 1})])  # no error
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(not REDIS_URL, reason="no REDIS_URL")
+async def test_on_the_pub_sub_layer_a_batch_is_one_pipeline_received_as_group_sends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pipelined path reaches into channels_redis: its messages must arrive through the
+    layer exactly as group_send's, to every member of each group, in order."""
+    sender = RedisPubSubChannelLayer(hosts=[REDIS_URL], prefix=f"t{uuid.uuid4().hex}")
+    receiver = RedisPubSubChannelLayer(hosts=[REDIS_URL], prefix=sender._kwargs["prefix"])
+    monkeypatch.setattr(publish, "get_channel_layer", lambda: sender)
+    alice, everyone = "table.9.player.1", "table.9.public"
+    channel_a, channel_b = await receiver.new_channel(), await receiver.new_channel()
+    await receiver.group_add(alice, channel_a)
+    await receiver.group_add(everyone, channel_a)
+    await receiver.group_add(everyone, channel_b)
+    executes: list[int] = []
+    real = redis.asyncio.client.Pipeline.execute
+
+    async def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        executes.append(len(self.command_stack))
+        return await real(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.asyncio.client.Pipeline, "execute", counted)
+    try:
+        box = [
+            (alice, {"type": "table.events", "n": 1}),
+            (everyone, {"type": "table.events", "n": 2}),
+            (alice, {"type": "table.events", "n": 3}),
+        ]
+        await publish.apublish(box)
+
+        got_a = [(await asyncio.wait_for(receiver.receive(channel_a), 5))["n"] for _ in range(3)]
+        got_b = (await asyncio.wait_for(receiver.receive(channel_b), 5))["n"]
+        assert got_a == [1, 2, 3] and got_b == 2
+        assert executes == [3]  # one round trip for the whole batch
+    finally:
+        await receiver.flush()
+        await sender.flush()
