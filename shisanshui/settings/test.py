@@ -4,6 +4,7 @@ The database is DATABASE_URL when set (`make test` points it at the local Postgr
 otherwise SQLite; the channel layer and Celery follow REDIS_URL as in base.
 """
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -30,6 +31,12 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 
+# Each pytest-xdist worker is a test run of its own (pytest-django gives it its own database):
+# its own namespace on the shared Redis server's pub/sub, and its own stats cache.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+if "CONFIG" in CHANNEL_LAYERS["default"]:  # noqa: F405
+    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"asgi-test-{XDIST_WORKER}"  # noqa: F405
+
 # The admin's special-hand table: a small simulation, cached outside the work tree.
-STATS_CACHE_DIR = Path(tempfile.gettempdir()) / "shisanshui-test-stats"
+STATS_CACHE_DIR = Path(tempfile.gettempdir()) / f"shisanshui-test-stats-{XDIST_WORKER}"
 SPECIAL_STATS_DEALS = 200
