@@ -152,6 +152,8 @@ _TABLE = Table._meta.db_table
 _EVENT = TableEvent._meta.db_table
 _ROOM = Room._meta.db_table
 _ACCOUNT = Account._meta.db_table
+_ROUND = Round._meta.db_table
+_ROUND_PLAYER = RoundPlayer._meta.db_table
 
 
 def _for_update() -> str:
@@ -386,23 +388,48 @@ def _deal(*, table: Table, state: TableState, now: float) -> Transition:
     dealt = machine.deal(state, deck=deck, salt=salt, start_seat=start_seat, now=now)
     new = dealt.state
     assert new.commitment is not None
-    round_ = Round.objects.create(
-        table=table,
-        number=new.round_no,
-        config=new.config.to_dict(),
-        commitment=new.commitment,
-        started_at=_aware(now),
-    )
-    RoundPlayer.objects.bulk_create(
-        RoundPlayer(
-            round=round_,
-            user_id=int(s.player),
-            position=s.position,
-            cards=" ".join(format_cards(s.hand or ())),
-        )
-        for s in new.round_seats
-    )
+    _record_round(table=table, state=new, now=now)
     return dealt
+
+
+def _record_round(*, table: Table, state: TableState, now: float) -> None:
+    """The dealt round and its players' rows: on PostgreSQL one statement (the ORM's two
+    inserts cost more CPU than the rest of the deal's writes), elsewhere through the ORM."""
+    assert state.commitment is not None
+    players = [
+        (int(s.player), s.position, " ".join(format_cards(s.hand or ()))) for s in state.round_seats
+    ]
+    if connection.vendor != "postgresql":
+        round_ = Round.objects.create(
+            table=table,
+            number=state.round_no,
+            config=state.config.to_dict(),
+            commitment=state.commitment,
+            started_at=_aware(now),
+        )
+        RoundPlayer.objects.bulk_create(
+            RoundPlayer(round=round_, user_id=user_id, position=position, cards=cards)
+            for user_id, position, cards in players
+        )
+        return
+    values = ", ".join(["(%s, %s, %s)"] * len(players))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH dealt AS (INSERT INTO {_ROUND} (table_id, number, config, commitment, deck, "
+            "salt, started_at) VALUES (%s, %s, %s, %s, '', '', %s) RETURNING id) "
+            f"INSERT INTO {_ROUND_PLAYER} (round_id, user_id, position, cards, unused, special, "
+            "auto, escaped, water, delta, penalty) "
+            "SELECT dealt.id, p.user_id, p.position, p.cards, '', '', '', false, 0, 0, 0 "
+            f"FROM dealt, (VALUES {values}) AS p (user_id, position, cards)",
+            [
+                table.pk,
+                state.round_no,
+                fastjson.dumps(state.config.to_dict()),
+                state.commitment,
+                connection.ops.adapt_datetimefield_value(_aware(now)),
+                *(value for player in players for value in player),
+            ],
+        )
 
 
 def _settle(
@@ -417,8 +444,17 @@ def _settle(
     ``wallets``: the players' wallets as locked for the comparison (read again if not given).
     Returns the players' balances after the settlement, by user id (none if it was settled
     before)."""
-    round_ = Round.objects.select_for_update().get(table=table, number=state.round_no)
-    if round_.settled_at is not None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, settled_at FROM {_ROUND} WHERE table_id = %s AND number = %s"
+            f"{_for_update()}",
+            [table.pk, state.round_no],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Round.DoesNotExist(f"no round {state.round_no} at table {table.pk}")
+    round_id, settled_at = row
+    if settled_at is not None:
         return {}
     result = state.result
     assert result is not None and state.deck is not None and state.salt is not None
@@ -428,15 +464,16 @@ def _settle(
         wallets = _wallets(ids, lock=False)
     # The balances the machine settled with (the wallets are locked by table_timeout), kept
     # so that an audit can recompute the cannot-cover cuts.
-    round_.balances = {str(user_id): account.balance for user_id, account in wallets.items()}
+    balances = {str(user_id): account.balance for user_id, account in wallets.items()}
     net = {wallets[int(p["id"])]: p["delta"] + p["penalty"] for p in players}
     entries = {account: amount for account, amount in net.items() if amount}
+    posted = None
     if entries:  # the round's lock and settled_at make the key new: fresh_in_caller
-        round_.transaction = ledger_post(
+        posted = ledger_post(
             kind=TransactionKind.SETTLEMENT,
             entries=entries,
-            idempotency_key=f"round:{round_.pk}:settlement",
-            reference=f"round:{round_.pk}",
+            idempotency_key=f"round:{round_id}:settlement",
+            reference=f"round:{round_id}",
             fresh_in_caller=True,
         )
     house = None
@@ -446,18 +483,12 @@ def _settle(
             ledger_post(
                 kind=TransactionKind.ESCAPE_PENALTY,
                 entries={wallets[int(p["id"])]: -p["penalty"], house: p["penalty"]},
-                idempotency_key=f"round:{round_.pk}:penalty:{p['id']}",
-                reference=f"round:{round_.pk}",
+                idempotency_key=f"round:{round_id}:penalty:{p['id']}",
+                reference=f"round:{round_id}",
                 fresh_in_caller=True,
             )
-    round_.deck = " ".join(format_cards(state.deck))
-    round_.salt = state.salt
-    round_.result = result
-    round_.settled_at = _aware(now)
-    round_.save(update_fields=["deck", "salt", "result", "balances", "settled_at", "transaction"])
-
-    # Each player's row of the round, by position (the ORM's bulk_update costs more CPU than
-    # the whole settlement: see _save).
+    # The round's revealed deck, result and balances, and each player's row by position (the
+    # ORM's save and bulk_update cost more CPU than the whole settlement: see _save).
     seats = {s.position: s for s in compared.round_seats}
     rows = []
     for p in players:
@@ -473,11 +504,24 @@ def _settle(
                 p["water"],
                 p["delta"],
                 p["penalty"],
-                round_.pk,
+                round_id,
                 p["position"],
             )
         )
     with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_ROUND} SET deck = %s, salt = %s, result = %s, balances = %s, "
+            "settled_at = %s, transaction_id = %s WHERE id = %s",
+            [
+                " ".join(format_cards(state.deck)),
+                state.salt,
+                fastjson.dumps(result),
+                fastjson.dumps(balances),
+                connection.ops.adapt_datetimefield_value(_aware(now)),
+                None if posted is None else posted.pk,
+                round_id,
+            ],
+        )
         cursor.executemany(
             f"UPDATE {RoundPlayer._meta.db_table} SET special = %s, unused = %s, arrangement = %s, "
             "auto = %s, escaped = %s, water = %s, delta = %s, penalty = %s "

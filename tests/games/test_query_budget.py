@@ -30,13 +30,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # BEGIN, one lock of the room, the table and the wallet, one UPDATE of the table with the INSERT
 # of its events, COMMIT
 READY = 4
-LAST_READY = 6  # … and the deal: INSERT round, INSERT its players
+LAST_READY = 5  # … and the deal: one INSERT of the round with its players
 SUBMIT = 4  # BEGIN, one lock of the room and the table, UPDATE table and INSERT events, COMMIT
 # … and compare and settle at once: the wallets locked, the round locked, one settlement
-# posting in the command's own transaction (the transaction and its entries; the round's lock
-# makes its key new), the round saved and its players' rows updated (one executemany: one
-# pipelined trip). The balances after (who must leave) follow from the locked wallets, and the
-# entry minimum was read with the locks.
+# posting in the command's own transaction (its accounts locked, the transaction and its
+# entries; the round's lock makes its key new), the round saved and its players' rows updated
+# (one executemany: one pipelined trip). The balances after (who must leave) follow from the
+# locked wallets, and the entry minimum was read with the locks.
 LAST_SUBMIT = 11
 
 
