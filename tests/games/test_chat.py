@@ -22,9 +22,10 @@ from tests.games.test_consumer_limits import (  # noqa: F401  (clock: the autous
 )
 from tests.games.test_consumers import make_room
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("transactional_db")]
+pytestmark = pytest.mark.usefixtures("transactional_db")
 
 
+@pytest.mark.asyncio
 async def test_every_seat_hears_a_message_and_bad_input_changes_nothing(settings: Any) -> None:
     limits(settings, table_chat="100/minute")
     room, (alice, bob) = await make_room(["alice", "bob"])
@@ -56,6 +57,7 @@ async def test_every_seat_hears_a_message_and_bad_input_changes_nothing(settings
         await socket.communicator.disconnect()
 
 
+@pytest.mark.asyncio
 async def test_chat_has_a_per_user_budget(settings: Any) -> None:
     limits(settings, table_chat="2/minute")
     room, (alice, bob) = await make_room(["alice", "bob"])
@@ -74,6 +76,7 @@ async def test_chat_has_a_per_user_budget(settings: Any) -> None:
         await socket.communicator.disconnect()
 
 
+@pytest.mark.asyncio
 async def test_a_room_can_turn_free_text_off(settings: Any) -> None:
     limits(settings, table_chat="100/minute")
 
