@@ -5,11 +5,12 @@ MAX_MESSAGE_BYTES; the client sends {"type": ..., "id": ...} (hello, ping, ready
 choose_special, submit, draft, leave, chat), an action is answered {"type": "ok", "id": ...} or
 {"type": "error", "id": ..., "error": {"code", "message", ...}}, and the table's events arrive
 as {"type": "events", "events": [{version, type, payload}, ...]}: only those the player may
-see. Private events are addressed to a player, not a seat, and the services send a batch that
-holds any private event to each player's own channel group (``table_services.table_player_group``),
-so another player's cards never reach this connection, nor this process through Redis. The
-public events of a batch go once to the table's public group, which every connection to the
-table listens to; a player that got its own message of the batch skips that one (``except``).
+see. Private events are addressed to a player, not a seat, and the services send a player
+with a private event in a batch its own message of that batch, on its own channel group
+(``table_services.table_player_group``), so another player's cards never reach this connection,
+nor this process through Redis. The batch's public events go once to the table's public group,
+which every connection to the table listens to; a player that got its own message of the batch
+skips that one (``except``).
 
 The consumer holds no rules and no ORM: it parses, calls a service of
 games.table_services on a worker thread and sends; the services send the events
