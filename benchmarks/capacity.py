@@ -16,8 +16,9 @@ against it:
   (daphne, celery, redis, the PostgreSQL backends) and the action → broadcast latency, then the
   median of the three runs;
 - **ramp**: ``--ramp --rounds 4 --think 0.5,3``: each bot waits 0.5–3 s before each action, as
-  a (fast) person would; 1, 2, 4 … tables until p99 > 100 ms; prints the table and the largest
-  table count that held. Through the balancer when ``--web`` > 1.
+  a (fast) person would; 1, 2, 4 … tables until p99 > 100 ms, then two steps halving the gap
+  (32 held, 64 did not: 48, then 40 or 56); prints the table and the largest table count that
+  held. Through the balancer when ``--web`` > 1.
 
 The load script plays faster than any person, so its per-user frame budget is raised for these
 runs (``RATE_LIMITS``: ``table.message`` 1000/second;60000/minute, the same number of rates as

@@ -12,7 +12,8 @@ leave. It prints the tables, clients, rounds completed and per minute, the actio
 latency (a client sends ``ready`` / ``submit``; the matching public event reaches each OTHER
 seat; one process, ``time.monotonic``) as p50/p90/p99/max, the errors (error frames,
 unexpected closes, timeouts), and the server's memory (RSS) and CPU. ``--ramp`` runs 1, 2, 4,
-8 … tables and stops once p99 exceeds ``--target-ms`` (100).
+8 … tables until p99 exceeds ``--target-ms`` (100), then ``--refine`` (2) steps in between
+(32 held, 64 did not: 48, then 40 or 56).
 
 Talks only to the given URL (loopback), and stops by itself: after the rounds or the duration,
 and in any case after ``--timeout`` seconds. docs/load-and-faults.md has the details and the
@@ -596,22 +597,44 @@ async def main_async(args: argparse.Namespace) -> int:
         return 0 if result.error_count == 0 else 1
 
     results: list[Result] = []
-    tables = args.tables if args.tables > 1 else 1
+    tried: list[tuple[int, bool]] = []
     print(RAMP_HEADER, flush=True)
-    while tables <= min(args.max_tables, RAMP_LIMIT):
-        result = await run_step(args, sessions, rules, tables)
+    step = next_ramp_step(tried, args.tables, min(args.max_tables, RAMP_LIMIT), args.refine)
+    while step is not None:
+        result = await run_step(args, sessions, rules, step)
         results.append(result)
         print(ramp_row(result), flush=True)
         if result.errors:
             print(f"       errors: {dict(result.errors)}", flush=True)
         if args.json:
             print("json: " + json.dumps(result.as_dict()), flush=True)
-        if not result.p(99) <= args.target_ms:
-            break
-        tables *= 2
+        tried.append((step, result.p(99) <= args.target_ms and result.error_count == 0))
+        step = next_ramp_step(tried, args.tables, min(args.max_tables, RAMP_LIMIT), args.refine)
     held = [r.tables for r in results if r.p(99) <= args.target_ms and r.error_count == 0]
     print(f"largest_tables_under_{args.target_ms:g}ms: {max(held, default=0)}", flush=True)
     return 0
+
+
+def next_ramp_step(tried: list[tuple[int, bool]], first: int, last: int, refine: int) -> int | None:
+    """The ramp's next table count after ``tried`` ((tables, held) in order), or None when
+    it is over: ``first`` (at least 1), then doubling while every step holds, up to ``last``
+    (which is tried itself when a doubling passes it);
+    after the first step that does not hold, up to ``refine`` more steps halve the gap
+    between the largest count that held and the smallest that did not (32 held, 64 did not:
+    48, then 40 or 56), so the figure is not only a power of two."""
+    if not tried:
+        return max(1, first) if max(1, first) <= last else None
+    held = [t for t, ok in tried if ok]
+    failed = [t for t, ok in tried if not ok]
+    if not failed:
+        previous = tried[-1][0]
+        return min(previous * 2, last) if previous < last else None
+    refined = len(tried) - 1 - next(i for i, (_, ok) in enumerate(tried) if not ok)
+    low, high = max((t for t in held if t < min(failed)), default=0), min(failed)
+    step = (low + high) // 2
+    if refined >= refine or step <= low or not held:
+        return None
+    return step
 
 
 def think_range(text: str) -> tuple[float, float]:
@@ -642,6 +665,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ramp", action="store_true", help="1, 2, 4 … tables until p99 > target")
     parser.add_argument("--max-tables", type=int, default=64, help="the ramp's last step")
     parser.add_argument("--target-ms", type=float, default=100.0, help="the ramp's p99 limit")
+    parser.add_argument(
+        "--refine",
+        type=int,
+        default=2,
+        help="after the first step over the target, this many steps halving the gap between "
+        "the largest count that held and the smallest that did not (default 2)",
+    )
     parser.add_argument("--timeout", type=float, help="hard limit per step, seconds")
     parser.add_argument("--prefix", help="player names' prefix (default: ld<time>)")
     parser.add_argument("--rules", type=int, help="rule configuration id (default: by name)")
@@ -672,6 +702,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if not 2 <= args.seats <= 4:
         parser.error("--seats must be 2 to 4")
+    if args.refine < 0:
+        parser.error("--refine must be 0 or more")
     if args.rounds is None and args.duration is None:
         args.rounds = 3
     if args.timeout is None:

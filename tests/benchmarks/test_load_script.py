@@ -11,6 +11,7 @@ import sys
 import pytest
 from django.core.management import call_command
 
+from benchmarks.load import next_ramp_step
 from games.management.commands.load_test_rules import LOAD_TEST_RULES
 from games.models import RuleConfiguration
 from tests.games.table_helpers import default_rules, fast_rules
@@ -80,3 +81,26 @@ def test_load_test_rules_lift_the_signup_limit_only_when_asked() -> None:
     assert economy_settings().signups_per_address_per_day == limit
     call_command("load_test_rules", "--open-signups", stdout=io.StringIO(), stderr=io.StringIO())
     assert economy_settings().signups_per_address_per_day == 0
+
+
+def _ramp(largest_held: int, *, last: int = 256, refine: int = 2) -> list[tuple[int, bool]]:
+    """The steps the ramp takes against a platform that holds up to ``largest_held`` tables."""
+    tried: list[tuple[int, bool]] = []
+    step = next_ramp_step(tried, 1, last, refine)
+    while step is not None:
+        tried.append((step, step <= largest_held))
+        step = next_ramp_step(tried, 1, last, refine)
+    return tried
+
+
+def test_the_ramp_doubles_then_halves_the_gap_after_the_first_step_that_fails() -> None:
+    assert [t for t, _ in _ramp(40)] == [1, 2, 4, 8, 16, 32, 64, 48, 40]
+    assert [t for t, _ in _ramp(60)] == [1, 2, 4, 8, 16, 32, 64, 48, 56]
+    assert [t for t, _ in _ramp(40, refine=0)] == [1, 2, 4, 8, 16, 32, 64]
+    assert [t for t, _ in _ramp(2)] == [1, 2, 4, 3]
+
+
+def test_the_ramp_tries_its_last_step_and_stops_when_one_table_fails() -> None:
+    assert [t for t, _ in _ramp(1000, last=100)] == [1, 2, 4, 8, 16, 32, 64, 100]
+    assert _ramp(0) == [(1, False)]
+    assert next_ramp_step([], 5, 4, 2) is None
