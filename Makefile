@@ -8,6 +8,12 @@ STAMP := $(VENV)/.installed
 # The tests use the real services on loopback unless these are set in the environment.
 TEST_DATABASE_URL := postgres://postgres@127.0.0.1:5432/shisanshui
 TEST_REDIS_URL := redis://127.0.0.1:6379/0
+# pytest-xdist processes (`make test TEST_WORKERS=1` runs serially). Most of the suite's time
+# is spent waiting for the live platforms and the browser, so 2 on this 2-core machine nearly
+# halves it. `--dist load` hands each worker its tests in collection order, which pytest-django
+# made "transaction-rollback tests first": no test then runs after a flush it does not expect.
+# Each worker has its own database, channel-layer prefix and rate-limit prefix.
+TEST_WORKERS ?= 2
 
 .PHONY: venv lock run test lint fmt bench run-cluster
 
@@ -60,7 +66,7 @@ test: venv
 	$(BIN)/mypy --strict games/rules games/table
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 		REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" \
-		$(BIN)/pytest
+		$(BIN)/pytest $(if $(filter-out 0 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist load)
 
 lint: venv
 	$(BIN)/ruff check .

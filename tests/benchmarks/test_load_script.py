@@ -19,7 +19,9 @@ from tests.live_server import ROOT, LivePlatform
 
 
 def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePlatform) -> None:
-    rules = fast_rules(name="Load smoke")
+    # Clocks long enough that no seat is auto-arranged on a busy machine (every sample is an
+    # action the script sent); the bots act at once anyway.
+    rules = fast_rules(name="Load smoke", special_choice_seconds=30, arrange_seconds=30)
     run = subprocess.run(
         [
             sys.executable,
