@@ -165,7 +165,8 @@ def ramp(url: str, max_tables: int, think: str) -> int:
         parts = " ".join(f"{k}={v:.0f}" for k, v in sorted(r["cpu_ms_per_round"].items()))
         print(
             f"  tables={r['tables']:>4} rounds/min={r['rounds_per_minute']:>7.1f} "
-            f"p50={r['p50_ms']:.1f} p99={r['p99_ms']:.1f} ms errors={r['errors']} "
+            f"p50={r['p50_ms']:.1f} p99={r['p99_ms']:.1f} ms "
+            f"(steady p99={r['p99_steady_ms']:.1f}) errors={r['errors']} "
             f"cpu_ms_per_round={total:.1f} ({parts}; this script {r['client_cpu_percent']:.0f}%)"
         )
     largest = max(held, default=0)

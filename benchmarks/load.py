@@ -10,10 +10,12 @@ with the "Load test" rules, the others join it by its code), then play full roun
 (benchmarks.table_client) until ``--rounds`` rounds or ``--duration`` seconds are over, and
 leave. It prints the tables, clients, rounds completed and per minute, the action → broadcast
 latency (a client sends ``ready`` / ``submit``; the matching public event reaches each OTHER
-seat; one process, ``time.monotonic``) as p50/p90/p99/max, the errors (error frames,
-unexpected closes, timeouts), and the server's memory (RSS) and CPU. ``--ramp`` runs 1, 2, 4,
-8 … tables until p99 exceeds ``--target-ms`` (100), then ``--refine`` (2) steps in between
-(32 held, 64 did not: 48, then 40 or 56).
+seat; one process, ``time.monotonic``) as p50/p90/p99/max, and again over the steady window
+only (``latency_steady_ms``: actions sent after the last client's welcome and before the first
+leave, so without the storms of every client connecting, or leaving, at once), the errors
+(error frames, unexpected closes, timeouts), and the server's memory (RSS) and CPU.
+``--ramp`` runs 1, 2, 4, 8 … tables until p99 exceeds ``--target-ms`` (100), then
+``--refine`` (2) steps in between (32 held, 64 did not: 48, then 40 or 56).
 
 Talks only to the given URL (loopback), and stops by itself: after the rounds or the duration,
 and in any case after ``--timeout`` seconds. docs/load-and-faults.md has the details and the
@@ -391,6 +393,9 @@ class Result:
     rounds: int
     seconds: float
     latencies_ms: list[float]
+    # The samples of actions sent while every client was playing: after the last welcome,
+    # before the first leave (no connection or leave storm in them).
+    steady_ms: list[float]
     replies_ms: list[float]
     errors: Counter[str]
     benign: Counter[str]
@@ -427,6 +432,8 @@ class Result:
                 f"rounds_per_minute: {self.rounds_per_minute:.1f}",
                 f"latency_ms: p50={self.p(50):.1f} p90={self.p(90):.1f} p99={self.p(99):.1f} "
                 f"max={max(lat, default=math.nan):.1f} n={len(lat)}",
+                f"latency_steady_ms: p50={percentile(self.steady_ms, 50):.1f} "
+                f"p99={percentile(self.steady_ms, 99):.1f} n={len(self.steady_ms)}",
                 f"reply_ms: p50={percentile(self.replies_ms, 50):.1f} "
                 f"p99={percentile(self.replies_ms, 99):.1f} n={len(self.replies_ms)}",
                 f"errors: {self.error_count} {dict(self.errors)}",
@@ -451,6 +458,8 @@ class Result:
             "p90_ms": round(self.p(90), 2),
             "p99_ms": round(self.p(99), 2),
             "max_ms": round(max(self.latencies_ms, default=math.nan), 2),
+            "p99_steady_ms": round(percentile(self.steady_ms, 99), 2),
+            "steady_samples": len(self.steady_ms),
             "samples": len(self.latencies_ms),
             "errors": self.error_count,
             "rss_mb": {k: round(v, 1) for k, v in self.rss_mb.items()},
@@ -537,6 +546,11 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         if isinstance(outcome, BaseException) and not isinstance(outcome, TimeoutError):
             errors[f"client_{type(outcome).__name__}"] += 1
     rounds = sum(max(c.rounds_played for c in clients if c.room_id == room) for room in rooms)
+    welcomed = [c.welcomed_at for c in clients]
+    leaving = [c.leaving_at for c in clients if c.leaving_at is not None]
+    steady_from = max(welcomed) if welcomed and None not in welcomed else math.inf
+    steady_to = min(leaving, default=math.inf)
+    steady = [1000 * s for at, s in tracker.timed if steady_from <= at < steady_to]
     cpu_seconds = usage.cpu_seconds()
     return Result(
         tables=tables,
@@ -544,6 +558,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         rounds=rounds,
         seconds=seconds,
         latencies_ms=[1000 * s for s in tracker.samples],
+        steady_ms=steady,
         replies_ms=[1000 * s for s in tracker.replies],
         errors=+errors,
         benign=+benign,
@@ -559,7 +574,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
 
 RAMP_HEADER = (
     f"{'tables':>6} {'clients':>7} {'rounds':>6} {'rnd/min':>8} {'p50 ms':>7} {'p90 ms':>7} "
-    f"{'p99 ms':>7} {'max ms':>7} {'errors':>6} {'rss MB':>7} {'cpu %':>6}"
+    f"{'p99 ms':>7} {'max ms':>7} {'p99 st':>7} {'errors':>6} {'rss MB':>7} {'cpu %':>6}"
 )
 
 
@@ -567,7 +582,8 @@ def ramp_row(r: Result) -> str:
     return (
         f"{r.tables:>6} {r.clients:>7} {r.rounds:>6} {r.rounds_per_minute:>8.1f} "
         f"{r.p(50):>7.1f} {r.p(90):>7.1f} {r.p(99):>7.1f} "
-        f"{max(r.latencies_ms, default=math.nan):>7.1f} {r.error_count:>6} "
+        f"{max(r.latencies_ms, default=math.nan):>7.1f} {percentile(r.steady_ms, 99):>7.1f} "
+        f"{r.error_count:>6} "
         f"{sum(r.rss_mb.values()):>7.0f} {sum(r.cpu_percent.values()):>6.0f}"
     )
 

@@ -67,6 +67,7 @@ class LatencyTracker:
     def __init__(self) -> None:
         self._sent: dict[tuple[Any, ...], float] = {}
         self.samples: list[float] = []  # seconds
+        self.timed: list[tuple[float, float]] = []  # (sent at, seconds), as samples
         self.replies: list[float] = []  # action -> its own ok, seconds
         self.by_kind: dict[str, list[float]] = {"ready": [], "submitted": []}
 
@@ -80,6 +81,7 @@ class LatencyTracker:
         sent = self._sent.get(key)
         if sent is not None:
             self.samples.append(at - sent)
+            self.timed.append((sent, at - sent))
             self.by_kind[key[1]].append(at - sent)
 
 
@@ -159,6 +161,9 @@ class TableClient:
         self._pending: dict[str, tuple[str, int]] = {}  # id -> (action, round_no)
         self._sent_at: dict[str, float] = {}  # id -> when first sent
         self._applied: set[tuple[str, int]] = set()  # (action, round_no) answered ok
+        # When the first welcome came, and when the leave was first sent (time.monotonic).
+        self.welcomed_at: float | None = None
+        self.leaving_at: float | None = None
 
     # -- the view ---------------------------------------------------------------------------
 
@@ -298,6 +303,8 @@ class TableClient:
         self.stats.actions[kind] += 1
         now = time.monotonic()
         self._sent_at.setdefault(action_id, now)
+        if kind == "leave" and self.leaving_at is None:
+            self.leaving_at = now
         if self.tracker is not None and self.position is not None and kind in ("ready", "submit"):
             public = "ready" if kind == "ready" else "submitted"
             self.tracker.sent((self.room_id, public, self.position, self.round_no), now)
@@ -325,6 +332,8 @@ class TableClient:
     def _handle(self, frame: dict[str, Any], at: float) -> None:
         kind = frame.get("type")
         if kind == "welcome":
+            if self.welcomed_at is None:
+                self.welcomed_at = at
             self.position = frame["position"]
             if "snapshot" in frame:
                 self._apply_snapshot(frame["snapshot"])

@@ -55,6 +55,8 @@ def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePla
     # Each of the 2 seats sees the other's ready and submitted: 4 samples.
     assert int(latency["n"]) == 4
     assert 0 < float(latency["p50"]) <= float(latency["p99"]) <= float(latency["max"])
+    steady = dict(re.findall(r"(\w+)=([\d.]+)", figures["latency_steady_ms"]))
+    assert int(steady["n"]) <= int(latency["n"])  # a subset: between connecting and leaving
     assert figures["errors"].split()[0] == "0"
     rss = dict(re.findall(r"(\w+)=([\d.]+)", figures["server_rss_mb"]))
     assert float(rss["daphne"]) > 0 and float(rss["celery"]) > 0
