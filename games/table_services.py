@@ -867,7 +867,6 @@ def table_save_draft(*, user: User, room: Room, draft: Json) -> Transition:
     )
 
 
-@transaction.atomic
 def table_timeout(
     *, table_id: int, version: int, phase: str, deadline: float | None = None
 ) -> Transition | None:
@@ -880,9 +879,34 @@ def table_timeout(
     At the end of the comparison the players' wallets are locked (ascending id) and their
     balances settle the round.
     """
-    room_id = Table.objects.filter(pk=table_id).values_list("room_id", flat=True).first()
-    if room_id is None:
+    found = (
+        Table.objects.filter(pk=table_id)
+        .values_list("room_id", "phase", "version", "state__deadline")
+        .first()
+    )
+    if found is None:
         return None
+    room_id, stored_phase, stored_version, stored_deadline = found
+    if _surely_stale(
+        phase=phase,
+        version=version,
+        deadline=deadline,
+        stored=(stored_phase, stored_version, stored_deadline),
+    ):
+        # Read committed, without a lock, and so known for good: a table's version only grows,
+        # and a phase's deadline is set once when it begins. Most timers end here (the players
+        # were quicker): one query, no transaction, no lock, no state parsed.
+        return None
+    return _timeout_locked(
+        table_id=table_id, room_id=room_id, version=version, phase=phase, deadline=deadline
+    )
+
+
+@transaction.atomic
+def _timeout_locked(
+    *, table_id: int, room_id: int, version: int, phase: str, deadline: float | None
+) -> Transition:
+    """The rest of :func:`table_timeout`, under the room's and the table's locks."""
     Room.objects.select_for_update().filter(pk=room_id).values_list("pk", flat=True).get()
     table = Table.objects.select_for_update().get(pk=table_id)
     state = TableState.from_dict(table.state)
@@ -908,6 +932,24 @@ def table_timeout(
         now=now,
         wallets=wallets,
     )
+
+
+def _surely_stale(
+    *, phase: str, version: int, deadline: float | None, stored: tuple[object, object, object]
+) -> bool:
+    """Whether a timer is stale for the table's committed (phase, version, deadline), by the
+    rule of ``machine.verify_timeout``: it holds only in its phase, at its version, or with
+    ``deadline`` at that phase's stored deadline. Any doubt (an unexpected value): False, and
+    the timer is checked under the locks."""
+    stored_phase, stored_version, stored_deadline = stored
+    if not isinstance(stored_version, int) or not isinstance(stored_phase, str):
+        return False
+    if stored_deadline is None:
+        return True
+    if phase != stored_phase:
+        return True
+    same_deadline = deadline is not None and deadline == stored_deadline
+    return not same_deadline and version != stored_version
 
 
 def table_event(row: TableEvent) -> Event:

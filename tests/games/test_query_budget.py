@@ -121,3 +121,72 @@ def test_a_paced_round_waits_for_its_deal_and_its_comparison(
 
 def state_of_table_id(room: Any) -> int:
     return table_services.table_for_room(room=room).pk
+
+
+def test_a_stale_timer_costs_one_query_and_takes_no_lock(timers: list[dict[str, Any]]) -> None:
+    rules = fast_rules(name="No pacing", deal_interval_ms=0, reveal_interval_ms=0)
+    users = [make_player(f"s{i}") for i in range(2)]
+    room = room_create(owner=users[0], name="T", base_score=1, seats=2, rules=rules)
+    room_join(user=users[1], room_id=room.pk)
+    for user in users:
+        table_services.table_ready(user=user, room=room)
+    for user in users:
+        seat = state_of(room).seat_of(str(user.pk))
+        assert seat is not None
+        if seat.choosing:
+            table_services.table_choose_special(user=user, room=room, play_special=False)
+    playing = state_of(room)
+    early = [t["args"] for t in timers if t["args"][2] == playing.phase.value][-1]
+    # Before the deadline the phase's timer is early: checked under the locks, and set again.
+    with CaptureQueriesContext(connection) as queries:
+        table_services.table_timeout(
+            table_id=early[0], version=early[1], phase=early[2], deadline=early[3]
+        )
+    assert len(queries.captured_queries) > 1
+    assert any("FOR UPDATE" in q["sql"] for q in queries.captured_queries)
+
+    for user in users:
+        table_services.table_submit(user=user, room=room, **best_rows(room, user))
+    settled = state_of(room)
+    assert settled.phase is Phase.SETTLED
+    # The players were quicker: the arranging timer, and one of an old version, are stale.
+    for table_id, version, phase, deadline in (early, (early[0], early[1], early[2], None)):
+        with CaptureQueriesContext(connection) as queries:
+            found = table_services.table_timeout(
+                table_id=table_id, version=version, phase=phase, deadline=deadline
+            )
+        assert found is None
+        assert len(queries.captured_queries) == 1
+        assert "FOR UPDATE" not in queries.captured_queries[0]["sql"]
+    assert state_of(room).version == settled.version
+
+
+@pytest.mark.parametrize("phase", ["arranging", "settled"])
+@pytest.mark.parametrize("version", [4, 5, 6])
+@pytest.mark.parametrize("deadline", [None, 100.0, 101.0])
+@pytest.mark.parametrize("stored_deadline", [None, 100.0])
+def test_a_timer_is_surely_stale_only_when_the_locked_check_would_say_so(
+    phase: str, version: int, deadline: float | None, stored_deadline: float | None
+) -> None:
+    """``_surely_stale`` (no lock) against the rule the locked path applies
+    (``machine.verify_timeout`` after the deadline's own timer takes the stored version)."""
+    stored_phase, stored_version = "arranging", 5
+    held_version = (
+        stored_version
+        if deadline is not None and phase == stored_phase and deadline == stored_deadline
+        else version
+    )
+    locked_stale = (
+        phase != stored_phase or held_version != stored_version or stored_deadline is None
+    )
+    quick = table_services._surely_stale(
+        phase=phase,
+        version=version,
+        deadline=deadline,
+        stored=(stored_phase, stored_version, stored_deadline),
+    )
+    assert quick == locked_stale
+    # Anything unexpected in the row: not decided without the locks.
+    assert not table_services._surely_stale(
+        phase=phase, version=version, deadline=deadline, stored=(None, None, None)
+    )
