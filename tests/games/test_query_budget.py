@@ -80,11 +80,7 @@ def test_a_round_without_pacing_keeps_to_its_query_budget(timers: list[dict[str,
     assert state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING)
     assert not [t for t in timers if t["args"][2] == "dealing"]
 
-    for user in users:  # any special hand is arranged instead (answering No)
-        seat = state_of(room).seat_of(str(user.pk))
-        assert seat is not None
-        if seat.choosing:
-            table_services.table_choose_special(user=user, room=room, play_special=False)
+    decline_specials(room, users)
     rows = {u.pk: best_rows(room, u) for u in users}  # read before counting
     submits = [
         counted(lambda u=u: table_services.table_submit(user=u, room=room, **rows[u.pk]))
@@ -105,12 +101,7 @@ def test_a_round_without_pacing_keeps_to_its_query_budget(timers: list[dict[str,
 def test_a_paced_round_waits_for_its_deal_and_its_comparison(
     timers: list[dict[str, Any]],
 ) -> None:
-    rules = fast_rules(name="Paced", deal_interval_ms=100, reveal_interval_ms=100)
-    users = [make_player(f"q{i}") for i in range(2)]
-    room = room_create(owner=users[0], name="T", base_score=1, seats=2, rules=rules)
-    room_join(user=users[1], room_id=room.pk)
-    for user in users:
-        table_services.table_ready(user=user, room=room)
+    room, _users = two_ready_players("q", deal_interval_ms=100, reveal_interval_ms=100)
 
     state = state_of(room)
     assert state.phase is Phase.DEALING
@@ -123,18 +114,29 @@ def state_of_table_id(room: Any) -> int:
     return table_services.table_for_room(room=room).pk
 
 
-def test_a_stale_timer_costs_one_query_and_takes_no_lock(timers: list[dict[str, Any]]) -> None:
-    rules = fast_rules(name="No pacing", deal_interval_ms=0, reveal_interval_ms=0)
-    users = [make_player(f"s{i}") for i in range(2)]
+def two_ready_players(prefix: str, **pacing: int) -> tuple[Any, list[Any]]:
+    """A 2-seat room whose players have both pressed Ready (rules: the fast ones + ``pacing``)."""
+    rules = fast_rules(name=f"Rules {prefix}", **pacing)
+    users = [make_player(f"{prefix}{i}") for i in range(2)]
     room = room_create(owner=users[0], name="T", base_score=1, seats=2, rules=rules)
     room_join(user=users[1], room_id=room.pk)
     for user in users:
         table_services.table_ready(user=user, room=room)
+    return room, users
+
+
+def decline_specials(room: Any, users: list[Any]) -> None:
+    """Answer No for every special hand dealt: each is arranged instead."""
     for user in users:
         seat = state_of(room).seat_of(str(user.pk))
         assert seat is not None
         if seat.choosing:
             table_services.table_choose_special(user=user, room=room, play_special=False)
+
+
+def test_a_stale_timer_costs_one_query_and_takes_no_lock(timers: list[dict[str, Any]]) -> None:
+    room, users = two_ready_players("s", deal_interval_ms=0, reveal_interval_ms=0)
+    decline_specials(room, users)
     playing = state_of(room)
     early = [t["args"] for t in timers if t["args"][2] == playing.phase.value][-1]
     # Before the deadline the phase's timer is early: checked under the locks, and set again.
