@@ -19,8 +19,7 @@ from tests.live_server import ROOT, LivePlatform
 
 
 def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePlatform) -> None:
-    # Clocks long enough that no seat is auto-arranged on a busy machine (every sample is an
-    # action the script sent); the bots act at once anyway.
+    # Clocks long enough that no seat is auto-arranged on a busy machine; the bots act at once.
     rules = fast_rules(name="Load smoke", special_choice_seconds=30, arrange_seconds=30)
     run = subprocess.run(
         [
@@ -52,8 +51,10 @@ def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePla
     assert int(figures["rounds"]) == 1
     assert float(figures["rounds_per_minute"]) > 0
     latency = dict(re.findall(r"(\w+)=([\d.]+)", figures["latency_ms"]))
-    # Each of the 2 seats sees the other's ready and submitted: 4 samples.
-    assert int(latency["n"]) == 4
+    # Each of the 2 seats sees the other's ready and submitted: 4 samples, but a Ready sent
+    # before the other seat's hello reaches it in its welcome's snapshot, not as a broadcast
+    # (nothing is sent before the hello): at the round's start one of the two may be missing.
+    assert int(latency["n"]) in (3, 4)
     assert 0 < float(latency["p50"]) <= float(latency["p99"]) <= float(latency["max"])
     steady = dict(re.findall(r"(\w+)=([\d.]+)", figures["latency_steady_ms"]))
     assert int(steady["n"]) <= int(latency["n"])  # a subset: between connecting and leaving
