@@ -12,11 +12,11 @@ TEST_REDIS_URL := redis://127.0.0.1:6379/0
 # is spent waiting for the live platforms and the browser, so 2 on this 2-core machine nearly
 # halves it. `--dist load` hands each worker its tests in collection order, which pytest-django
 # made "transaction-rollback tests first": no test then runs after a flush it does not expect.
-# Each worker has its own database, channel-layer prefix and rate-limit prefix. The load, soak,
-# fault and cluster tests measure or race real processes against the clock: they run after the
-# rest, alone, as before.
+# Each worker has its own database, channel-layer prefix and rate-limit prefix. The browser,
+# load, soak, fault and cluster tests race real processes (and Chromium) against the clock:
+# they run after the rest, alone, as before.
 TEST_WORKERS ?= 2
-SERIAL_TESTS := tests/benchmarks tests/live tests/cluster
+SERIAL_TESTS := tests/browser tests/benchmarks tests/live tests/cluster
 
 .PHONY: venv lock run test lint fmt bench run-cluster
 
