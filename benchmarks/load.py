@@ -48,6 +48,7 @@ from typing import Any
 
 import psutil
 import websockets
+from websockets.exceptions import ConnectionClosed
 
 from benchmarks.table_client import LatencyTracker, TableClient, cookie_header, percentile
 
@@ -236,6 +237,16 @@ async def open_table(
     for _name, cookie in players[1:]:
         await Lobby(ws_base, origin, cookie).act({"type": "room.join_by_code", "code": code})
     return int(room)
+
+
+async def close_table(
+    ws_base: str, origin: str, owner: tuple[str, dict[str, str]], room: int
+) -> None:
+    """Close a room whose players have all left, as its owner: a player may own only a few open
+    rooms (``LOBBY_MAX_OPEN_ROOMS``), and the ramp's owners open one per step. A refusal (the
+    room closed already, or someone still seated) is no harm to the figures, which are taken."""
+    with contextlib.suppress(RuntimeError, OSError, TimeoutError, ConnectionClosed):
+        await Lobby(ws_base, origin, owner[1]).act({"type": "room.close", "room": room})
 
 
 # -- the server's processes --------------------------------------------------------------------
@@ -552,6 +563,13 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     steady_to = min(leaving, default=math.inf)
     steady = [1000 * s for at, s in tracker.timed if steady_from <= at < steady_to]
     cpu_seconds = usage.cpu_seconds()
+    # After the figures: the owners close their rooms, so the next step may open new ones.
+    await asyncio.gather(
+        *(
+            close_table(ws_base, origin, group[0], room)
+            for room, group in zip(rooms, groups, strict=True)
+        )
+    )
     return Result(
         tables=tables,
         clients=len(clients),
