@@ -982,11 +982,20 @@ class TableSeat:
 
 
 def table_seat_for(*, user: User, room_id: int) -> TableSeat | None:
-    """The player's seat at the table of room ``room_id``, or None when not seated there."""
-    room = Room.objects.filter(pk=room_id).first()
-    if room is None or not Seat.objects.filter(room=room, user=user).exists():
-        return None
-    table = table_for_room(room=room)
+    """The player's seat at the table of room ``room_id``, or None when not seated there. One
+    query for a player seated at a table (every socket's connect asks); two or three otherwise."""
+    table = (
+        Table.objects.select_related("room")
+        .filter(room_id=room_id, room__taken_seats__user=user)
+        .first()
+    )
+    if table is not None:
+        room = table.room
+    else:  # not seated, or seated at a room whose table does not exist yet
+        room = Room.objects.filter(pk=room_id).first()
+        if room is None or not Seat.objects.filter(room=room, user=user).exists():
+            return None
+        table = table_for_room(room=room)
     seat = TableState.from_dict(table.state).seat_of(str(user.pk))
     if seat is None:
         return None

@@ -885,27 +885,16 @@ def seat_release(*, room: Room, user_id: int) -> None:
     If the player owned the room, ownership passes to the person (not bot) seated longest;
     otherwise the room stays open with its owner.
     """
-    room = Room.objects.select_for_update().get(pk=room.pk)
-    deleted, _ = Seat.objects.filter(room=room, user_id=user_id).delete()
-    if not deleted:
-        return
-    if not Seat.objects.filter(room=room).exists():
-        room.empty_since = timezone.now()  # closed after LOBBY_IDLE_ROOM_SECONDS unless joined
-    if room.owner_id == user_id:
-        heir = (
-            Seat.objects.filter(room=room, user__is_bot=False).order_by("joined_at", "id").first()
-        )
-        if heir is not None:
-            room.owner_id = heir.user_id
-    _touch(room=room)
-
-    _notify(event=ROOM_UPDATED, room=room)
+    locked = Room.objects.select_for_update().get(pk=room.pk)
+    if _release_locked(room=locked, user_ids=[user_id]):
+        _notify(event=ROOM_UPDATED, room=locked)
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # inside the table's command: no savepoint round trips
 def seats_release(*, room_id: int, user_ids: list[int]) -> Room | None:
     """Free the seats of players the table has let go (called by `lobby.signals` inside the
-    table's transaction, in the order the table let them go), each as `seat_release`.
+    table's transaction, in the order the table let them go), each as `seat_release`, and tell
+    the lobby once.
 
     When that leaves the room empty and bots were among them, the room is closed at once and
     returned (else None): the table's bots leave only with the last person
@@ -913,17 +902,65 @@ def seats_release(*, room_id: int, user_ids: list[int]) -> Room | None:
     only clutter the lobby. Safe for coins: nobody sits in it, so no round can be in play (a
     round's players keep their seats until it settles); and re-checked under the room's lock,
     which every join takes first, so nobody sits down in it meanwhile.
+
+    One lock of the room, one read of its seats, one DELETE and one UPDATE whatever the number
+    of players (a table's leave is on the table's hot path, tests/games/test_query_budget.py).
     """
     room = Room.objects.select_for_update().get(pk=room_id)
-    for user_id in user_ids:
-        seat_release(room=room, user_id=user_id)
-    if room.status != RoomStatus.OPEN or Seat.objects.filter(room=room).exists():
-        return None
-    if not User.objects.filter(pk__in=user_ids, is_bot=True).exists():
-        return None  # people only: the room stays open for its owner (room_close_idle)
-    room.refresh_from_db()
-    _close_locked(room=room)
-    return room
+    released = _release_locked(room=room, user_ids=user_ids)
+    if room.status == RoomStatus.OPEN and not released.remaining:
+        bots = released.bots
+        if bots is None:  # none of them was seated: ask who they were
+            bots = User.objects.filter(pk__in=user_ids, is_bot=True).exists()
+        if bots:
+            _close_locked(room=room)
+            return room
+    if released:
+        _notify(event=ROOM_UPDATED, room=room)
+    return None
+
+
+@dataclass(frozen=True)
+class _Released:
+    """What `_release_locked` did: the seats freed, whether a bot was among them (None when
+    none was freed), and how many seats are still taken."""
+
+    count: int
+    bots: bool | None
+    remaining: int
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+
+def _release_locked(*, room: Room, user_ids: list[int]) -> _Released:
+    """Free the seats of ``user_ids`` in the room the caller has locked, in that order: the
+    room's row is saved (its version moved) when any was seated; the caller tells the lobby.
+
+    Every join takes the room's lock first, so the seats read here stay as they are; ownership
+    passes as it would one player at a time (to the person seated longest of those still
+    there, each time the owner goes)."""
+    seats = list(
+        Seat.objects.filter(room=room)
+        .order_by("joined_at", "id")
+        .values_list("user_id", "user__is_bot")
+    )
+    seated = dict(seats)
+    going = [user_id for user_id in dict.fromkeys(user_ids) if user_id in seated]
+    if not going:
+        return _Released(count=0, bots=None, remaining=len(seats))
+    Seat.objects.filter(room=room, user_id__in=going).delete()
+    staying = [(user_id, bot) for user_id, bot in seats]
+    for user_id in going:
+        staying = [(u, bot) for u, bot in staying if u != user_id]
+        if room.owner_id == user_id:
+            heir = next((u for u, bot in staying if not bot), None)
+            if heir is not None:
+                room.owner_id = heir
+    if not staying:
+        room.empty_since = timezone.now()  # closed after LOBBY_IDLE_ROOM_SECONDS unless joined
+    _touch(room=room)
+    return _Released(count=len(going), bots=any(seated[u] for u in going), remaining=len(staying))
 
 
 def _close_locked(*, room: Room) -> None:

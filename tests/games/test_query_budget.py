@@ -192,3 +192,46 @@ def test_a_timer_is_surely_stale_only_when_the_locked_check_would_say_so(
     assert not table_services._surely_stale(
         phase=phase, version=version, deadline=deadline, stored=(None, None, None)
     )
+
+
+# A player leaving between rounds: BEGIN, one lock of the room and the table, the table's UPDATE
+# and events, then the lobby's seat in the same transaction (lobby.services.seats_release):
+# the room read (locked with the table already), its seats read, one DELETE, the room's row
+# saved, the row the lobby is sent (the room with its rules, owner and table; its seats), COMMIT.
+# (17 or 18 before the lobby freed the seats of a command in one go.)
+LEAVE = 10
+
+
+def test_leaving_between_rounds_keeps_to_its_query_budget(timers: list[dict[str, Any]]) -> None:
+    rules = fast_rules(name="Leave", deal_interval_ms=0, reveal_interval_ms=0)
+    users = [make_player(f"l{i}") for i in range(4)]
+    room = room_create(owner=users[0], name="T", base_score=1, seats=4, rules=rules)
+    for user in users[1:]:
+        room_join(user=user, room_id=room.pk)
+
+    leaves = [counted(lambda u=u: table_services.table_leave(user=u, room=room)) for u in users]
+
+    assert leaves == [LEAVE] * 4
+    room.refresh_from_db()
+    assert not room.taken_seats.exists() and room.empty_since is not None
+    assert room.owner_id == users[-1].pk  # passed on to the person seated longest each time
+
+
+def test_a_socket_finds_its_seat_in_one_query(timers: list[dict[str, Any]]) -> None:
+    rules = fast_rules(name="Seat", deal_interval_ms=0, reveal_interval_ms=0)
+    users = [make_player(f"s{i}") for i in range(3)]
+    room = room_create(owner=users[0], name="T", base_score=1, seats=4, rules=rules)
+    room_join(user=users[1], room_id=room.pk)
+    other = room_create(owner=users[2], name="U", base_score=1, seats=4, rules=rules)
+    table_services.table_ready(user=users[0], room=room)  # the table exists from here on
+
+    with CaptureQueriesContext(connection) as queries:
+        seat = table_services.table_seat_for(user=users[1], room_id=room.pk)
+    assert len(queries.captured_queries) == 1
+    assert seat is not None
+    assert (seat.room.pk, seat.position, seat.player) == (room.pk, 1, str(users[1].pk))
+    assert seat.table_id == table_services.table_for_room(room=room).pk
+    # Not seated there (seated elsewhere, or the room does not exist): no seat.
+    assert table_services.table_seat_for(user=users[2], room_id=room.pk) is None
+    assert table_services.table_seat_for(user=users[0], room_id=other.pk) is None
+    assert table_services.table_seat_for(user=users[0], room_id=other.pk + 1000) is None
