@@ -99,8 +99,15 @@ class Process:
     is_up: Callable[[Process], bool]
     popen: subprocess.Popen[bytes] | None = None
     starts: int = 0
+    _mark: int = 0  # the log's size at the last launch
 
     def start(self) -> None:
+        """Start the process and wait until it is up."""
+        self.launch()
+        self.wait_started()
+
+    def launch(self) -> None:
+        """Start the process without waiting for it (``wait_started``); nothing if running."""
         if self.running:
             return
         self.starts += 1
@@ -115,7 +122,11 @@ class Process:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        mark = self.log.stat().st_size
+        self._mark = self.log.stat().st_size
+
+    def wait_started(self) -> None:
+        """Until the process is up (``is_up``, with its log written since the launch)."""
+        mark = self._mark
 
         def up() -> bool:
             if self.popen is not None and self.popen.poll() is not None:
@@ -275,9 +286,16 @@ class LivePlatform:
         return [self.redis, self.web, self.worker]
 
     def start(self) -> LivePlatform:
+        """Redis first, then every other process at once (each needs only Redis and the
+        database to come up; the balancer waits for its servers): a platform is up in the time
+        of its slowest process, not of all of them in a row."""
         try:
-            for process in self.processes:
-                process.start()
+            first, *others = self.processes
+            first.start()
+            for process in others:
+                process.launch()
+            for process in others:
+                process.wait_started()
         except BaseException:
             self.stop()
             raise
