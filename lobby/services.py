@@ -950,7 +950,7 @@ def _release_locked(*, room: Room, user_ids: list[int]) -> _Released:
     if not going:
         return _Released(count=0, bots=None, remaining=len(seats))
     Seat.objects.filter(room=room, user_id__in=going).delete()
-    staying = [(user_id, bot) for user_id, bot in seats]
+    staying = list(seats)
     for user_id in going:
         staying = [(u, bot) for u, bot in staying if u != user_id]
         if room.owner_id == user_id:

@@ -67,12 +67,18 @@ def counted(action: Any) -> int:
     return len(queries.captured_queries)
 
 
-def test_a_round_without_pacing_keeps_to_its_query_budget(timers: list[dict[str, Any]]) -> None:
-    rules = fast_rules(name="No pacing", deal_interval_ms=0, reveal_interval_ms=0)
-    users = [make_player(f"p{i}") for i in range(4)]
+def four_seated(prefix: str, rules_name: str) -> tuple[Any, list[Any]]:
+    """A room of 4 seated players (its owner first) with unpaced fast rules."""
+    rules = fast_rules(name=rules_name, deal_interval_ms=0, reveal_interval_ms=0)
+    users = [make_player(f"{prefix}{i}") for i in range(4)]
     room = room_create(owner=users[0], name="T", base_score=1, seats=4, rules=rules)
     for user in users[1:]:
         room_join(user=user, room_id=room.pk)
+    return room, users
+
+
+def test_a_round_without_pacing_keeps_to_its_query_budget(timers: list[dict[str, Any]]) -> None:
+    room, users = four_seated("p", "No pacing")
 
     ready = [counted(lambda u=u: table_services.table_ready(user=u, room=room)) for u in users]
     assert ready == [READY, READY, READY, LAST_READY]
@@ -203,11 +209,7 @@ LEAVE = 10
 
 
 def test_leaving_between_rounds_keeps_to_its_query_budget(timers: list[dict[str, Any]]) -> None:
-    rules = fast_rules(name="Leave", deal_interval_ms=0, reveal_interval_ms=0)
-    users = [make_player(f"l{i}") for i in range(4)]
-    room = room_create(owner=users[0], name="T", base_score=1, seats=4, rules=rules)
-    for user in users[1:]:
-        room_join(user=user, room_id=room.pk)
+    room, users = four_seated("l", "Leave")
 
     leaves = [counted(lambda u=u: table_services.table_leave(user=u, room=room)) for u in users]
 
