@@ -14,9 +14,12 @@ TEST_REDIS_URL := redis://127.0.0.1:6379/0
 # made "transaction-rollback tests first": no test then runs after a flush it does not expect.
 # Each worker has its own database, channel-layer prefix and rate-limit prefix. The browser,
 # load, soak, fault and cluster tests race real processes (and Chromium) against the clock:
-# they run after the rest, alone, as before.
+# they run after the rest, in LIVE_WORKERS processes (2: each test still has its platform and
+# browser to itself, and at most two run at once), a whole file per process (`--dist
+# loadfile`, so a module's platform is started once).
 TEST_WORKERS ?= 2
-SERIAL_TESTS := tests/browser tests/benchmarks tests/live tests/cluster
+LIVE_WORKERS ?= 2
+LIVE_TESTS := tests/browser tests/benchmarks tests/live tests/cluster
 
 .PHONY: venv lock run test lint fmt bench run-cluster
 
@@ -70,7 +73,9 @@ test: venv
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 		REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" \
 		sh -c '$(BIN)/pytest $(if $(filter-out 0 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist load) \
-			$(addprefix --ignore=,$(SERIAL_TESTS)) && $(BIN)/pytest $(SERIAL_TESTS)'
+			$(addprefix --ignore=,$(LIVE_TESTS)) \
+			&& $(BIN)/pytest $(if $(filter-out 0 1,$(LIVE_WORKERS)),-n $(LIVE_WORKERS) --dist loadfile) \
+			$(LIVE_TESTS)'
 
 lint: venv
 	$(BIN)/ruff check .
