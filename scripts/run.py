@@ -167,14 +167,15 @@ def haproxy_config(
     maxconn: int | None = None,
 ) -> str:
     """deploy/haproxy.cfg.template with ``bind`` (HAProxy's address syntax), one server line
-    per daphne ``(host, port)`` named web1, web2 ..., and the health checks' Host header.
+    per daphne ``(host, port)`` named web1, web2 ... (in the table sockets' backend too, each
+    tracking its health check), and the health checks' Host header.
     The one config of `make run-cluster`, the cluster tests and docs/run-and-deploy.md."""
-    lines = "\n".join(
-        f"    server web{number} {host}:{port}" for number, (host, port) in enumerate(servers, 1)
-    )
+    lines = [f"    server web{n} {host}:{port}" for n, (host, port) in enumerate(servers, 1)]
+    tracked = [f"{line} track daphne/web{n}" for n, line in enumerate(lines, 1)]
     return string.Template(HAPROXY_TEMPLATE.read_text(encoding="utf-8")).substitute(
         bind=bind,
-        servers=lines,
+        servers="\n".join(lines),
+        tracked="\n".join(tracked),
         health_host=health_host,
         maxconn=maxconn or haproxy_maxconn(),
     )

@@ -1,15 +1,18 @@
 """The platform as a cluster: daphne processes behind HAProxy, one Redis, one PostgreSQL.
 
 ``live_cluster`` (tests.live_server.LiveCluster) runs two daphne processes behind the balancer
-`make run-cluster` runs (deploy/haproxy.cfg.template: round robin, no sticky sessions), a Celery
-worker with beat and a private Redis, on the test database. The players play real rounds with
+`make run-cluster` runs (deploy/haproxy.cfg.template: round robin, no sticky sessions; a
+table's sockets hashed by their path onto one process while it is up), a Celery worker with
+beat and a private Redis, on the test database. The players play real rounds with
 benchmarks.table_client on the "Load test" rules (manage.py load_test_rules):
 
 - the seats of one table talk to different daphne processes: every event crosses processes
   through the Redis channel layer, and each round settles once, seen alike by every seat;
-- one daphne process is killed (SIGKILL) mid-round: its players reconnect through the balancer
-  to the other one and the round settles exactly once; the process restarted rejoins rotation;
-- a page and WebSockets go through the balancer, spread over the processes.
+- one daphne process is killed (SIGKILL) mid-round while half the table's seats reach it
+  through the balancer and half talk to the other process: the balancer's players reconnect
+  through it to the other one, the others never notice, and the round settles exactly once;
+  the process restarted rejoins rotation;
+- a page and lobby sockets go through the balancer, spread over the processes.
 
 Every wait has a deadline: a failure fails, never hangs.
 """
@@ -121,25 +124,37 @@ def test_a_web_process_killed_mid_round_its_players_reconnect_and_it_settles_onc
     seated = players("kill")
     ws_base, origin = live_cluster.ws_url("").rstrip("/"), live_cluster.url
     room = asyncio.run(open_table(ws_base, origin, seated, rules, PLAYERS))
-    clients = [
-        TableClient(ws_url=ws_base, room_id=room, cookie=cookie, origin=origin, name=name)
-        for name, cookie in seated
-    ]
-    for client in clients:
-        client.hold_play = True  # Ready, then hold the hand: the round stays open
+    half = PLAYERS // 2
+
+    def client(ws_url: str, name: str, cookie: dict[str, str]) -> TableClient:
+        made = TableClient(ws_url=ws_url, room_id=room, cookie=cookie, origin=origin, name=name)
+        made.hold_play = True  # Ready, then hold the hand: the round stays open
+        return made
+
+    # The first half through the balancer: the table's path puts both on one process.
+    balanced = [client(ws_base, name, cookie) for name, cookie in seated[:half]]
+    clients = list(balanced)
     before_kill: list[int] = []
 
     async def play() -> None:
-        tasks = [asyncio.create_task(c.play(rounds=1, seconds=PLAY_SECONDS)) for c in clients]
+        tasks = [asyncio.create_task(c.play(rounds=1, seconds=PLAY_SECONDS)) for c in balanced]
         try:
+            before_kill.extend(await asyncio.to_thread(spread_over, live_cluster, half))
+            held = before_kill.index(half)
+            # The other half straight to the other process: the table spans both.
+            direct = live_cluster.web_ws_url(1 - held, "").rstrip("/")
+            others = [client(direct, name, cookie) for name, cookie in seated[half:]]
+            clients.extend(others)
+            tasks.extend(
+                asyncio.create_task(c.play(rounds=1, seconds=PLAY_SECONDS)) for c in others
+            )
             await wait_for(
                 "every client to hold its hand",
                 lambda: all(c.phase in PLAY_PHASES and c.hand for c in clients),
             )
-            before_kill.extend(await asyncio.to_thread(spread_over, live_cluster, PLAYERS))
-            await asyncio.to_thread(live_cluster.webs[0].kill)
-            for client in clients:
-                client.hold_play = False
+            await asyncio.to_thread(live_cluster.webs[held].kill)
+            for c in clients:
+                c.hold_play = False
             await asyncio.wait_for(asyncio.gather(*tasks), PLAY_SECONDS)
         finally:
             for task in tasks:
@@ -148,12 +163,13 @@ def test_a_web_process_killed_mid_round_its_players_reconnect_and_it_settles_onc
 
     asyncio.run(play())
 
-    # The balancer spread the table over both processes (round robin, no stickiness).
-    assert all(count >= 1 for count in before_kill), before_kill
-    # Exactly the players of the killed process lost their socket and came back.
-    dropped = [c for c in clients if c.stats.reconnects or c.stats.connect_failures]
-    assert len(dropped) == before_kill[0], [c.stats for c in clients]
-    assert all(c.stats.unexpected_closes == 1 for c in dropped)
+    # Table affinity: the balancer put the table's sockets on one process, not one each.
+    assert sorted(before_kill) == [0, half], before_kill
+    killed = before_kill.index(half)
+    # Exactly the players of the killed process lost their socket and came back (through
+    # the balancer, to the other process); the others kept theirs.
+    assert all(c.stats.unexpected_closes == 1 and c.stats.reconnects >= 1 for c in balanced)
+    assert all(c.stats.unexpected_closes == c.stats.reconnects == 0 for c in clients[half:])
 
     rounds = list(Round.objects.filter(table=Table.objects.get(room_id=room)))
     assert len(rounds) == 1
@@ -164,9 +180,9 @@ def test_a_web_process_killed_mid_round_its_players_reconnect_and_it_settles_onc
     assert all(not c.stats.errors and not c.stats.timeouts for c in clients)
 
     # The balancer noticed; the process started again rejoins the rotation.
-    live_cluster.wait_for_server(0, "DOWN")
-    live_cluster.webs[0].start()
-    live_cluster.wait_for_server(0, "UP")
+    live_cluster.wait_for_server(killed, "DOWN")
+    live_cluster.webs[killed].start()
+    live_cluster.wait_for_server(killed, "UP")
     assert asyncio.run(lobby_snapshots(live_cluster, seated[0][1], 2)) == ["snapshot"] * 2
 
 

@@ -40,6 +40,16 @@ def test_the_rendered_balancer_config_is_valid_haproxy(tmp_path: Path) -> None:
     ]
     assert "hdr Host play.example.com" in config
     assert "balance roundrobin" in config
+    # Table affinity: the table sockets' backend hashes the path over the same processes,
+    # each following its health check in `daphne`.
+    tables = config[config.index("backend daphne_tables") :]
+    assert "use_backend daphne_tables if { path_beg /ws/table/ }" in config
+    assert "balance uri" in tables and "hash-type consistent" in tables
+    assert re.findall(r"^\s+server (\S+) (\S+) track (\S+)$", tables, re.M) == [
+        ("web1", "127.0.0.1:8001", "daphne/web1"),
+        ("web2", "127.0.0.1:8002", "daphne/web2"),
+        ("web3", "10.0.0.2:8001", "daphne/web3"),
+    ]
     # No sticky sessions: neither a persistence cookie nor a stick table.
     assert not re.search(r"^\s*(cookie|stick|appsession)\b", config, re.M)
 
