@@ -61,6 +61,7 @@ class VariantTable(MockTable):
     ) -> None:
         super().__init__(page, players, config, capacity=capacity)
         self.page = page
+        self.unanswered = False  # `suggest` recorded, never answered
 
     def _message(self, raw: str | bytes) -> None:
         message = json.loads(raw)
@@ -74,6 +75,8 @@ class VariantTable(MockTable):
             super()._message(raw)
             return
         self.received.append(message)
+        if self.unanswered:  # as if the socket dropped before the answer
+            return
         kept = cards(message["cards"])
         found = kept_suggestions(self.game.state, position=self.position, cards=kept)
         self.send(
@@ -530,6 +533,38 @@ def test_spare_cards_are_swapped_by_tap_and_drag_and_shown_set_aside(
     assert sorted(mine["unused"]) == sorted(tray)
     no_horizontal_overflow(page)
     shot(page, "spare-settlement")
+
+
+def test_a_suggest_lost_with_its_socket_is_asked_again_after_the_reconnect(
+    player: Player, live_platform: LivePlatform
+) -> None:
+    page = player.page
+    page.set_viewport_size(DESKTOP)
+    table = open_variant_table(player, live_platform.url, variant(extra_suits=1, spare_cards=3), 4)
+    table.deal_hands({0: SPARE_ME})
+    table.fire()
+    dealt(page, 16)
+    table.unanswered = True
+    spare = hand_cards(page, "tray")[0]
+    click_card(page, spare)
+    click_card(page, hand_cards(page, "hand")[0])
+    expect(page.locator(f"[data-testid=hand] [data-card='{spare}']")).to_be_visible(timeout=PAGE)
+    kept = sorted(hand_cards(page, "hand"))
+    asked = wait_for(page, lambda: table.sent("suggest"))
+    assert sorted(asked[0]["cards"]) == kept
+    expect(page.locator(".sg-waiting")).to_be_visible(timeout=PAGE)
+    # The swap is in the saved draft, so the reconnected page keeps these 13.
+    wait_for(page, lambda: spare not in (table.game.seat(0).draft or {}).get("tray", [spare]))
+
+    # The socket drops before the answer (a server restarting): the page reconnects, says
+    # hello and asks again for the same 13, and this time shows the answer.
+    table.unanswered = False
+    table.close(1011)
+    asked = wait_for(page, lambda: table.sent("suggest")[1:], seconds=15)
+    assert sorted(asked[0]["cards"]) == kept
+    expect(page.get_by_test_id("suggestion").first).to_be_visible(timeout=PAGE)
+    expect(page.locator(".sg-waiting")).to_have_count(0)
+    assert len(table.sent("hello")) == 2
 
 
 def test_a_special_hand_with_spare_cards_names_the_cards_it_sets_aside(

@@ -205,8 +205,16 @@ function start() {
     since: () => state.table.version || null,
     onWelcome(message) {
       setConnection(root, "live");
+      // A `suggest` asked on a socket that dropped is never answered: forget it, so that the
+      // render below asks again for the cards then kept (not "Finding suggestions…" forever).
+      const lost = ui.suggestPending;
+      if (lost) {
+        ui.suggestPending = null;
+        ui.suggestAsked.delete(lost.key);
+      }
       if (message.snapshot) applySnapshot(message.snapshot);
       else applyEvents(message.events || []);
+      if (lost) render();
     },
     onEvents: (events) => applyEvents(events),
     onSuggestions(message) {
