@@ -138,7 +138,10 @@ def bursts(url: str, runs: int, rounds: int) -> dict[str, Any]:
     print("\nbursts: 1 table x 4 instant bots x", rounds, "rounds, runs:", runs)
     for i, (r, total) in enumerate(zip(figures, totals, strict=True), 1):
         parts = " ".join(f"{k}={v:.1f}" for k, v in sorted(r["cpu_ms_per_round"].items()))
-        print(f"  run {i}: cpu_ms_per_round {parts} total={total:.1f}  p99={r['p99_ms']:.1f} ms")
+        print(
+            f"  run {i}: cpu_ms_per_round {parts} total={total:.1f}  p99={r['p99_ms']:.1f} ms"
+            f"  steal={r.get('steal_percent', 0.0):.1f}%"
+        )
     parts = " ".join(f"{k}={v:.1f}" for k, v in per_process.items())
     print(f"  median: cpu_ms_per_round {parts} total={median:.1f}  p99={p99:.1f} ms")
     print(f"  errors: {errors}")
@@ -167,7 +170,8 @@ def ramp(url: str, max_tables: int, think: str) -> int:
             f"  tables={r['tables']:>4} rounds/min={r['rounds_per_minute']:>7.1f} "
             f"p50={r['p50_ms']:.1f} p99={r['p99_ms']:.1f} ms "
             f"(steady p99={r['p99_steady_ms']:.1f}) errors={r['errors']} "
-            f"cpu_ms_per_round={total:.1f} ({parts}; this script {r['client_cpu_percent']:.0f}%)"
+            f"cpu_ms_per_round={total:.1f} ({parts}; this script {r['client_cpu_percent']:.0f}%) "
+            f"steal={r.get('steal_percent', 0.0):.1f}%"
         )
     largest = max(held, default=0)
     print(f"  largest table count with p99 < 100 ms and no error: {largest}")

@@ -417,6 +417,9 @@ class Result:
     cpu_ms_per_round: dict[str, float]
     system_cpu_percent: float
     client_cpu_percent: float
+    # The share of the machine's CPU time the hypervisor gave to others while this step ran
+    # (Linux "steal"; 0 on bare metal): figures taken under steal are not comparable.
+    steal_percent: float = 0.0
 
     @property
     def rounds_per_minute(self) -> float:
@@ -453,7 +456,7 @@ class Result:
                 f"resyncs: {self.resyncs}",
                 f"server_rss_mb: {rss} total={sum(self.rss_mb.values()):.0f}",
                 f"server_cpu_percent: {cpu} system={self.system_cpu_percent:.0f} "
-                f"(this script: {self.client_cpu_percent:.0f})",
+                f"(this script: {self.client_cpu_percent:.0f}) steal={self.steal_percent:.1f}",
                 f"cpu_ms_per_round: {per_round} total={sum(self.cpu_ms_per_round.values()):.1f}",
             ]
         )
@@ -478,6 +481,7 @@ class Result:
             "cpu_ms_per_round": {k: round(v, 2) for k, v in self.cpu_ms_per_round.items()},
             "client_cpu_percent": round(self.client_cpu_percent, 1),
             "system_cpu_percent": round(self.system_cpu_percent, 1),
+            "steal_percent": round(self.steal_percent, 1),
         }
 
 
@@ -532,6 +536,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     usage.sample()
     watcher = asyncio.create_task(usage.watch())
     psutil.cpu_percent()
+    machine = psutil.cpu_times()
     me = psutil.Process()
     client_cpu = sum(me.cpu_times()[:2])
     started = time.monotonic()
@@ -541,6 +546,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     )
     seconds = time.monotonic() - started
     system_cpu = psutil.cpu_percent()
+    steal = steal_share(machine, psutil.cpu_times())
     client_cpu = sum(me.cpu_times()[:2]) - client_cpu
     watcher.cancel()
     usage.sample()
@@ -587,12 +593,22 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         cpu_ms_per_round={k: 1000 * v / max(rounds, 1) for k, v in cpu_seconds.items()},
         system_cpu_percent=system_cpu,
         client_cpu_percent=100 * client_cpu / seconds,
+        steal_percent=steal,
     )
+
+
+def steal_share(before: Any, after: Any) -> float:
+    """The percentage of all CPU time between two ``psutil.cpu_times()`` that was stolen by
+    the hypervisor (0 where the platform does not report steal)."""
+    total = sum(after) - sum(before)
+    stolen = getattr(after, "steal", 0.0) - getattr(before, "steal", 0.0)
+    return 100 * stolen / total if total > 0 else 0.0
 
 
 RAMP_HEADER = (
     f"{'tables':>6} {'clients':>7} {'rounds':>6} {'rnd/min':>8} {'p50 ms':>7} {'p90 ms':>7} "
-    f"{'p99 ms':>7} {'max ms':>7} {'p99 st':>7} {'errors':>6} {'rss MB':>7} {'cpu %':>6}"
+    f"{'p99 ms':>7} {'max ms':>7} {'p99 st':>7} {'errors':>6} {'rss MB':>7} {'cpu %':>6} "
+    f"{'steal %':>7}"
 )
 
 
@@ -602,7 +618,8 @@ def ramp_row(r: Result) -> str:
         f"{r.p(50):>7.1f} {r.p(90):>7.1f} {r.p(99):>7.1f} "
         f"{max(r.latencies_ms, default=math.nan):>7.1f} {percentile(r.steady_ms, 99):>7.1f} "
         f"{r.error_count:>6} "
-        f"{sum(r.rss_mb.values()):>7.0f} {sum(r.cpu_percent.values()):>6.0f}"
+        f"{sum(r.rss_mb.values()):>7.0f} {sum(r.cpu_percent.values()):>6.0f} "
+        f"{r.steal_percent:>7.1f}"
     )
 
 

@@ -7,11 +7,12 @@ import io
 import re
 import subprocess
 import sys
+from collections import namedtuple
 
 import pytest
 from django.core.management import call_command
 
-from benchmarks.load import next_ramp_step
+from benchmarks.load import next_ramp_step, steal_share
 from games.management.commands.load_test_rules import LOAD_TEST_RULES
 from games.models import RuleConfiguration
 from tests.games.table_helpers import default_rules, fast_rules
@@ -61,6 +62,8 @@ def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePla
     assert figures["errors"].split()[0] == "0"
     rss = dict(re.findall(r"(\w+)=([\d.]+)", figures["server_rss_mb"]))
     assert float(rss["daphne"]) > 0 and float(rss["celery"]) > 0
+    steal = float(re.search(r"steal=([\d.]+)", figures["server_cpu_percent"]).group(1))
+    assert 0 <= steal <= 100
 
 
 @pytest.mark.django_db
@@ -96,6 +99,14 @@ def _ramp(largest_held: int, *, last: int = 256, refine: int = 2) -> list[tuple[
         tried.append((step, step <= largest_held))
         step = next_ramp_step(tried, 1, last, refine)
     return tried
+
+
+def test_steal_is_the_share_of_all_cpu_time_the_hypervisor_took() -> None:
+    times = namedtuple("times", "user system idle steal")
+    assert steal_share(times(10, 5, 80, 5), times(40, 15, 120, 25)) == pytest.approx(20.0)
+    assert steal_share(times(1, 1, 1, 0), times(1, 1, 1, 0)) == 0.0  # no time passed
+    bare = namedtuple("bare", "user system idle")  # a platform without steal
+    assert steal_share(bare(1, 1, 1), bare(2, 2, 2)) == 0.0
 
 
 def test_the_ramp_doubles_then_halves_the_gap_after_the_first_step_that_fails() -> None:
