@@ -3,6 +3,7 @@
     python -m benchmarks.capacity bursts              # 1 table of 4 instant bots, 3 runs
     python -m benchmarks.capacity ramp --web 2        # human pace, 1, 2, 4 … tables
     python -m benchmarks.capacity all --web 2
+    python -m benchmarks.capacity soak --web 2        # 10,000 rounds with faults, then the checks
 
 It starts a platform of its own — a private redis-server, ``--web`` daphne processes (behind
 HAProxy when more than one, deploy/haproxy.cfg.template) and one Celery worker with beat, on a
@@ -18,7 +19,11 @@ against it:
 - **ramp**: ``--ramp --rounds 4 --think 0.5,3``: each bot waits 0.5–3 s before each action, as
   a (fast) person would; 1, 2, 4 … tables until p99 > 100 ms, then two steps halving the gap
   (32 held, 64 did not: 48, then 40 or 56); prints the table and the largest table count that
-  held. Through the balancer when ``--web`` > 1.
+  held. Through the balancer when ``--web`` > 1;
+- **soak**: ``benchmarks.soak`` (``--rounds``, by default 10,000, at 8 tables, seed 1, the
+  default fault rates) against the same platform, then its checks in the platform's database:
+  every round settled once, coins conserved, no negative balance, every client's view equal
+  to the stored result, the protocol kept, ``ledger_audit`` clean. Exits 1 if one fails.
 
 The load script plays faster than any person, so its per-user frame budget is raised for these
 runs (``RATE_LIMITS``: ``table.message`` 1000/second;60000/minute, the same number of rates as
@@ -178,24 +183,66 @@ def ramp(url: str, max_tables: int, think: str) -> int:
     return largest
 
 
+def soak(platform: Any, rounds: int, tables: int, seed: int) -> int:
+    """benchmarks.soak against ``platform`` (its database, Redis and settings for the checks);
+    its exit status."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": platform.database_url,
+        "REDIS_URL": platform.redis_url,
+        "DJANGO_SETTINGS_MODULE": platform.settings_module,
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.soak",
+        "--url",
+        platform.url,
+        "--rounds",
+        str(rounds),
+        "--tables",
+        str(tables),
+        "--seed",
+        str(seed),
+        "--open-signups",
+        "--timeout",
+        str(max(600, rounds)),  # about 10 rounds a second here: a second per round is ample
+    ]
+    print("$", " ".join(command[1:]), flush=True)
+    started = time.monotonic()
+    done = subprocess.run(command, cwd=ROOT, env=env, check=False)
+    print(f"soak: exit status {done.returncode}, {time.monotonic() - started:.0f} s", flush=True)
+    return done.returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.capacity", description=__doc__)
-    parser.add_argument("what", choices=["bursts", "ramp", "all"])
+    parser.add_argument("what", choices=["bursts", "ramp", "all", "soak"])
     parser.add_argument("--web", type=int, default=1, help="daphne processes (HAProxy if > 1)")
     parser.add_argument("--runs", type=int, default=3, help="burst runs (the median is kept)")
-    parser.add_argument("--rounds", type=int, default=52, help="rounds per burst run")
+    parser.add_argument(
+        "--rounds", type=int, help="rounds per burst run (52), or of the soak (10000)"
+    )
+    parser.add_argument("--tables", type=int, default=8, help="the soak's tables of 4")
+    parser.add_argument("--seed", type=int, default=1, help="the seed of the soak's faults")
     parser.add_argument("--max-tables", type=int, default=256, help="the ramp's last step")
     parser.add_argument("--think", default="0.5,3", help="the ramp's think time, MIN,MAX s")
     args = parser.parse_args(argv)
     if not 1 <= args.web <= 8:
         parser.error("--web must be 1 to 8")
+    if args.rounds is not None and args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    if args.tables < 1:
+        parser.error("--tables must be at least 1")
     url = database_url()
     fresh_database(url)
     platform = start_platform(url, args.web)
     try:
         print(f"platform: {platform.url} ({args.web} web process(es))", flush=True)
+        if args.what == "soak":
+            return soak(platform, args.rounds or 10_000, args.tables, args.seed)
         if args.what in ("bursts", "all"):
-            bursts(platform.url, args.runs, args.rounds)
+            bursts(platform.url, args.runs, args.rounds or 52)
         if args.what in ("ramp", "all"):
             ramp(platform.url, args.max_tables, args.think)
     finally:
