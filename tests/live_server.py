@@ -457,11 +457,8 @@ class LiveCluster(LivePlatform):
     def processes(self) -> list[Process]:
         return [self.redis, *self.webs, self.worker, self.balancer]
 
-    def server_stats(self, backend: str = "daphne") -> dict[str, dict[str, str]]:
-        """HAProxy's ``show stat`` row of each daphne process in ``backend`` (``daphne``:
-        pages, the lobby and health checks; ``daphne_tables``: the table sockets), by server
-        name (``web1`` ...): ``status`` ("UP", "DOWN" ...), ``scur`` (the client connections
-        it carries now) and the rest; empty when the balancer does not answer."""
+    def _stat_rows(self) -> list[dict[str, str]]:
+        """HAProxy's ``show stat`` rows; none when the balancer does not answer."""
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
                 conn.settimeout(2)
@@ -471,28 +468,34 @@ class LiveCluster(LivePlatform):
                 while chunk := conn.recv(65536):
                     raw += chunk
         except OSError:
-            return {}
-        rows = csv.DictReader(raw.decode().lstrip("# ").splitlines())
+            return []
+        return list(csv.DictReader(raw.decode().lstrip("# ").splitlines()))
+
+    def server_stats(self) -> dict[str, dict[str, str]]:
+        """The ``show stat`` row of each daphne process in the ``daphne`` backend (pages, the
+        lobby, the health checks), by server name (``web1`` ...): ``status`` ("UP", "DOWN"
+        ...), ``scur`` (the client connections it carries now) and the rest."""
         return {
             row["svname"]: row
-            for row in rows
-            if row.get("pxname") == backend and row.get("svname", "").startswith("web")
+            for row in self._stat_rows()
+            if row.get("pxname") == "daphne" and row.get("svname", "").startswith("web")
         }
 
     def server_states(self) -> dict[str, str]:
         """The balancer's view of each daphne process: {"web1": "UP", "web2": "DOWN", ...}."""
         return {name: row["status"] for name, row in self.server_stats().items()}
 
-    def server_sessions(self, backend: str | None = None) -> list[int]:
+    def server_sessions(self) -> list[int]:
         """The client connections (requests, WebSockets) the balancer has on each daphne
-        process now, in the order of ``webs``: in ``backend``, or in both (None); idle pooled
-        connections and checks not counted."""
-        backends = [backend] if backend else ["daphne", "daphne_tables"]
-        stats = [self.server_stats(name) for name in backends]
-        return [
-            sum(int(rows.get(f"web{i + 1}", {}).get("scur") or 0) for rows in stats)
-            for i in range(len(self.webs))
-        ]
+        process now, in the order of ``webs``, in both backends (``daphne`` and the table
+        sockets' ``daphne_tables``); idle pooled connections and checks not counted."""
+        counts = [0] * len(self.webs)
+        names = {f"web{i + 1}": i for i in range(len(self.webs))}
+        for row in self._stat_rows():
+            index = names.get(row.get("svname", ""))
+            if index is not None and row.get("pxname") in ("daphne", "daphne_tables"):
+                counts[index] += int(row.get("scur") or 0)
+        return counts
 
     def _all_servers_up(self) -> bool:
         states = self.server_states()

@@ -205,16 +205,15 @@ function start() {
     since: () => state.table.version || null,
     onWelcome(message) {
       setConnection(root, "live");
-      // A `suggest` asked on a socket that dropped is never answered: forget it, so that the
-      // render below asks again for the cards then kept (not "Finding suggestions…" forever).
-      const lost = ui.suggestPending;
-      if (lost) {
+      // A `suggest` asked on a socket that dropped is never answered: forget it and ask again
+      // for the cards then kept (not "Finding suggestions…" for good).
+      if (ui.suggestPending) {
+        ui.suggestAsked.delete(ui.suggestPending.key);
         ui.suggestPending = null;
-        ui.suggestAsked.delete(lost.key);
       }
       if (message.snapshot) applySnapshot(message.snapshot);
       else applyEvents(message.events || []);
-      if (lost) render();
+      askSuggestions();
     },
     onEvents: (events) => applyEvents(events),
     onSuggestions(message) {
