@@ -109,12 +109,22 @@ def module_platform(extra_env: dict[str, str] | None = None) -> Any:
     return live_platform
 
 
+@pytest.fixture(autouse=True)
+def _quiet_live_platform(request: pytest.FixtureRequest) -> None:
+    """Every test on a live platform gets ``quiet_platform``: a module-scoped platform keeps
+    running while the test's database is flushed (a function-scoped one has stopped by then,
+    and the wait below returns at once)."""
+    if "live_platform" in request.fixturenames:
+        request.getfixturevalue("quiet_platform")
+
+
 @pytest.fixture
 def quiet_platform(transactional_db: None) -> Iterator[None]:
     """A live platform's bots, timers and sweeper may still be in a transaction when the test
     ends, and the flush's TRUNCATE can deadlock with it (PostgreSQL then aborts the flush).
     After the test: wait (up to 10 s) until no other connection to the test database is busy,
-    and let the flush retry a deadlock (the other transaction has finished by then)."""
+    and let the flush retry a deadlock (the other transaction has finished by then).
+    Requested for every test that uses ``live_platform`` (see ``_quiet_live_platform``)."""
     import time as _time
 
     from django.db import OperationalError, connection
@@ -124,11 +134,11 @@ def quiet_platform(transactional_db: None) -> Iterator[None]:
         flush = ops.execute_sql_flush
 
         def execute_sql_flush(sql_list: Any) -> Any:
-            for attempt in range(5):
+            for attempt in range(10):
                 try:
                     return flush(sql_list)
                 except OperationalError as exc:
-                    if "deadlock" not in str(exc) or attempt == 4:
+                    if "deadlock" not in str(exc) or attempt == 9:
                         raise
                     _time.sleep(0.5)
             return None

@@ -18,7 +18,6 @@ from tests.live_server import LivePlatform, session_cookie_for
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("quiet_platform"),
 ]
 
 PAGE = 15_000

@@ -31,7 +31,6 @@ from tests.live_server import LivePlatform, wait_until
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("quiet_platform"),
 ]
 
 RULES = "Duplicate (browser)"

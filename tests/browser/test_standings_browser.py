@@ -26,7 +26,6 @@ from tests.live_server import LivePlatform
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("quiet_platform"),
 ]
 
 RULES = "Standings (browser)"

@@ -40,7 +40,6 @@ from tests.live_server import LivePlatform, wait_until
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("quiet_platform"),
 ]
 
 DECKS: dict[str, RuleConfig] = {p.id: p.config for p in PRESETS.values()}
