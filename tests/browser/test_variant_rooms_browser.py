@@ -15,8 +15,10 @@ from playwright.sync_api import expect
 from accounts.selectors import wallet_balance
 from games.audit import round_verify
 from games.models import Round, RuleConfiguration
+from games.rules.cards import parse_cards
 from games.rules.config import RuleConfig
 from games.rules.presets import PRESETS
+from games.table.suggest import suggestions
 from lobby.models import Seat
 from lobby.services import room_leave
 from tests.browser.conftest import NewPage, Shot, module_platform
@@ -58,6 +60,18 @@ def zone_cards(player: Player, zone: str) -> list[str]:
     ]
 
 
+def fresh_swap(hand: list[str], tray: list[str], config: RuleConfig, opponents: int) -> str:
+    """A card of the hand whose swap for ``tray[0]`` makes a tray that no suggestion of the
+    deal sets aside: the page then asks `suggest` for the 13 kept (with a tray that one of
+    them sets aside, it shows the deal's list again, as it should, and asks nothing)."""
+    deal = suggestions(parse_cards([*hand, *tray], deck=config.deck), config, opponents)
+    aside = {frozenset(s["unused"]) for s in deal}
+    for card in hand:
+        if frozenset([card, *tray[1:]]) not in aside:
+            return card
+    raise AssertionError(f"every swap for {tray[0]} gives a tray the deal suggests: {aside}")
+
+
 def tap(player: Player, card: str) -> None:
     """A tap on a card of the hand or the tray (its top-left corner, visible in a fan)."""
     player.page.locator(f"#arrange [data-card='{card}']").click(position={"x": 6, "y": 6})
@@ -95,7 +109,7 @@ def test_a_room_of_each_preset_filled_with_bots_plays_to_a_settlement(
         # asked for the 13 now kept are the ones applied.
         tray = zone_cards(player, "tray")
         assert len(tray) == 3 and len(set(hand) | set(tray)) == 16
-        swapped_out = hand[0]
+        swapped_out = fresh_swap(hand, tray, config, opponents=seats - 1)
         tap(player, tray[0])
         tap(player, swapped_out)
         expect(
