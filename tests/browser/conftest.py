@@ -8,6 +8,7 @@ download is not used.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -50,8 +51,11 @@ NewPage = Callable[..., sync_api.Page]
 
 
 @pytest.fixture
-def new_page(browser: sync_api.Browser) -> Iterator[NewPage]:
-    """``new_page(viewport=DESKTOP, locale="en")``: a page in a fresh browser context."""
+def new_page(
+    request: pytest.FixtureRequest, browser: sync_api.Browser, test_output: Path
+) -> Iterator[NewPage]:
+    """``new_page(viewport=DESKTOP, locale="en")``: a page in a fresh browser context. When
+    the test failed, every page is saved as test-output/<test>/failed-<n>.png first."""
     contexts: list[sync_api.BrowserContext] = []
 
     def make(viewport: dict[str, int] | None = None, locale: str = "en") -> sync_api.Page:
@@ -63,8 +67,18 @@ def new_page(browser: sync_api.Browser) -> Iterator[NewPage]:
     try:
         yield make
     finally:
+        if _failed(request):
+            pages = [page for context in contexts for page in context.pages]
+            for n, page in enumerate(pages, 1):
+                with contextlib.suppress(sync_api.Error):
+                    page.screenshot(path=str(test_output / f"failed-{n}.png"), full_page=True)
         for context in contexts:
             context.close()
+
+
+def _failed(request: pytest.FixtureRequest) -> bool:
+    report = getattr(request.node, "report_call", None)  # tests/conftest.py keeps it
+    return report is not None and report.failed
 
 
 Shot = Callable[[sync_api.Page, str], Path]
@@ -85,6 +99,9 @@ def shot(test_output: Path) -> Shot:
     return take
 
 
+_MODULE_PLATFORMS: list[LivePlatform] = []  # those of module_platform, while they run
+
+
 def module_platform(extra_env: dict[str, str] | None = None) -> Any:
     """A module-scoped ``live_platform`` fixture: one platform (daphne, a Celery worker with
     beat, Redis) for every test of the module, on the test database; each test still starts
@@ -100,9 +117,11 @@ def module_platform(extra_env: dict[str, str] | None = None) -> Any:
             url = database_url_of(connection.settings_dict)
         platform = LivePlatform(url, extra_env=extra_env or {})
         platform.start()
+        _MODULE_PLATFORMS.append(platform)
         try:
             yield platform
         finally:
+            _MODULE_PLATFORMS.remove(platform)
             platform.stop()
             shutil.rmtree(platform.directory, ignore_errors=True)
 
@@ -110,12 +129,20 @@ def module_platform(extra_env: dict[str, str] | None = None) -> Any:
 
 
 @pytest.fixture(autouse=True)
-def _quiet_live_platform(request: pytest.FixtureRequest) -> None:
+def _quiet_live_platform(request: pytest.FixtureRequest) -> Iterator[None]:
     """Every test on a live platform gets ``quiet_platform``: a module-scoped platform keeps
     running while the test's database is flushed (a function-scoped one has stopped by then,
-    and the wait below returns at once)."""
-    if "live_platform" in request.fixturenames:
-        request.getfixturevalue("quiet_platform")
+    and the wait below returns at once). When the test failed, a module-scoped platform's
+    logs are printed (in the failure's report)."""
+    if "live_platform" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("quiet_platform")
+    platform = request.getfixturevalue("live_platform")
+    yield
+    if _failed(request) and platform in _MODULE_PLATFORMS:
+        # A function-scoped platform prints its logs itself (tests/conftest.py).
+        print(platform.logs())
 
 
 @pytest.fixture
