@@ -171,11 +171,13 @@ def ramp(url: str, max_tables: int, think: str) -> int:
     for r in results:
         total = sum(r["cpu_ms_per_round"].values())
         parts = " ".join(f"{k}={v:.0f}" for k, v in sorted(r["cpu_ms_per_round"].items()))
+        steady = sum(r.get("steady_cpu_ms_per_round", {}).values())
         print(
             f"  tables={r['tables']:>4} rounds/min={r['rounds_per_minute']:>7.1f} "
             f"p50={r['p50_ms']:.1f} p99={r['p99_ms']:.1f} ms "
             f"(steady p99={r['p99_steady_ms']:.1f}) errors={r['errors']} "
             f"cpu_ms_per_round={total:.1f} ({parts}; this script {r['client_cpu_percent']:.0f}%) "
+            f"steady cpu_ms_per_round={steady:.1f} ({r.get('steady_rounds', 0)} rounds) "
             f"steal={r.get('steal_percent', 0.0):.1f}%"
         )
     largest = max(held, default=0)

@@ -13,7 +13,10 @@ latency (a client sends ``ready`` / ``submit``; the matching public event reache
 seat; one process, ``time.monotonic``) as p50/p90/p99/max, and again over the steady window
 only (``latency_steady_ms``: actions sent after the last client's welcome and before the first
 leave, so without the storms of every client connecting, or leaving, at once), the errors
-(error frames, unexpected closes, timeouts), and the server's memory (RSS) and CPU.
+(error frames, unexpected closes, timeouts), and the server's memory (RSS) and CPU: CPU-ms
+per settled round over the whole step, and over the steady window only
+(``cpu_ms_per_round_steady``: the rounds settled in it, so without the connections, welcomes
+and leaves, which a step of a few rounds pays once per player).
 ``--ramp`` runs 1, 2, 4, 8 … tables until p99 exceeds ``--target-ms`` (100), then
 ``--refine`` (2) steps in between (32 held, 64 did not: 48, then 40 or 56).
 
@@ -359,6 +362,8 @@ class Usage:
     peak_rss: dict[str, int] = field(default_factory=dict)
     first_cpu: dict[tuple[str, int], float] = field(default_factory=dict)
     last_cpu: dict[tuple[str, int], float] = field(default_factory=dict)
+    # (time.monotonic(), cpu_seconds()) at every sample: the CPU of any window of the step.
+    timeline: list[tuple[float, dict[str, float]]] = field(default_factory=list)
 
     def _each(self) -> dict[str, list[psutil.Process]]:
         groups = dict(self.groups)
@@ -381,6 +386,7 @@ class Usage:
                 self.first_cpu.setdefault(key, times.user + times.system)
                 self.last_cpu[key] = times.user + times.system
             self.peak_rss[name] = max(self.peak_rss.get(name, 0), rss)
+        self.timeline.append((time.monotonic(), self.cpu_seconds()))
 
     def cpu_seconds(self) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -392,6 +398,34 @@ class Usage:
         while True:
             self.sample()
             await asyncio.sleep(every)
+
+
+def window_cpu(
+    timeline: list[tuple[float, dict[str, float]]], start: float, end: float
+) -> tuple[float, float, dict[str, float]] | None:
+    """The CPU seconds of each process group between the first sample at or after ``start``
+    and the last at or before ``end``: ``(from, to, {group: seconds})``, or None when fewer
+    than two samples fall in the window."""
+    inside = [(at, cpu) for at, cpu in timeline if start <= at <= end]
+    if len(inside) < 2:
+        return None
+    (first, before), (last, after) = inside[0], inside[-1]
+    return first, last, {k: v - before.get(k, 0.0) for k, v in after.items()}
+
+
+def rounds_settled_between(
+    settled: dict[int, list[dict[int, float]]], start: float, end: float
+) -> int:
+    """The rounds whose result the first of their table's clients received between ``start``
+    and ``end``; ``settled`` is {room: [each client's {round: when its result came}]}."""
+    count = 0
+    for clients in settled.values():
+        first_seen: dict[int, float] = {}
+        for client in clients:
+            for round_no, at in client.items():
+                first_seen[round_no] = min(at, first_seen.get(round_no, math.inf))
+        count += sum(1 for at in first_seen.values() if start <= at <= end)
+    return count
 
 
 # -- one run -----------------------------------------------------------------------------------
@@ -420,6 +454,11 @@ class Result:
     # The share of the machine's CPU time the hypervisor gave to others while this step ran
     # (Linux "steal"; 0 on bare metal): figures taken under steal are not comparable.
     steal_percent: float = 0.0
+    # CPU-ms per round over the steady window only (the rounds settled in it): the cost of
+    # playing, without the step's connections, welcomes and leaves. Empty when the window
+    # held too few samples or no round.
+    steady_cpu_ms_per_round: dict[str, float] = field(default_factory=dict)
+    steady_rounds: int = 0
 
     @property
     def rounds_per_minute(self) -> float:
@@ -437,6 +476,7 @@ class Result:
         rss = " ".join(f"{k}={v:.0f}" for k, v in self.rss_mb.items())
         cpu = " ".join(f"{k}={v:.0f}" for k, v in self.cpu_percent.items())
         per_round = " ".join(f"{k}={v:.1f}" for k, v in self.cpu_ms_per_round.items())
+        steady = " ".join(f"{k}={v:.1f}" for k, v in self.steady_cpu_ms_per_round.items())
         return "\n".join(
             [
                 f"tables: {self.tables}",
@@ -458,6 +498,9 @@ class Result:
                 f"server_cpu_percent: {cpu} system={self.system_cpu_percent:.0f} "
                 f"(this script: {self.client_cpu_percent:.0f}) steal={self.steal_percent:.1f}",
                 f"cpu_ms_per_round: {per_round} total={sum(self.cpu_ms_per_round.values()):.1f}",
+                f"cpu_ms_per_round_steady: {steady} "
+                f"total={sum(self.steady_cpu_ms_per_round.values()):.1f} "
+                f"rounds={self.steady_rounds}",
             ]
         )
 
@@ -482,6 +525,10 @@ class Result:
             "client_cpu_percent": round(self.client_cpu_percent, 1),
             "system_cpu_percent": round(self.system_cpu_percent, 1),
             "steal_percent": round(self.steal_percent, 1),
+            "steady_cpu_ms_per_round": {
+                k: round(v, 2) for k, v in self.steady_cpu_ms_per_round.items()
+            },
+            "steady_rounds": self.steady_rounds,
         }
 
 
@@ -569,6 +616,17 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     steady_to = min(leaving, default=math.inf)
     steady = [1000 * s for at, s in tracker.timed if steady_from <= at < steady_to]
     cpu_seconds = usage.cpu_seconds()
+    steady_cpu: dict[str, float] = {}
+    steady_rounds = 0
+    window = window_cpu(usage.timeline, steady_from, steady_to)
+    if window is not None:
+        first, last, seconds_by_group = window
+        settled: dict[int, list[dict[int, float]]] = {}
+        for c in clients:
+            settled.setdefault(c.room_id, []).append(c.settled_at)
+        steady_rounds = rounds_settled_between(settled, first, last)
+        if steady_rounds:
+            steady_cpu = {k: 1000 * v / steady_rounds for k, v in seconds_by_group.items()}
     # After the figures: the owners close their rooms, so the next step may open new ones.
     await asyncio.gather(
         *(
@@ -594,6 +652,8 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         system_cpu_percent=system_cpu,
         client_cpu_percent=100 * client_cpu / seconds,
         steal_percent=steal,
+        steady_cpu_ms_per_round=steady_cpu,
+        steady_rounds=steady_rounds,
     )
 
 

@@ -147,6 +147,7 @@ class TableClient:
         self.special_choice: bool | None = None
         self.suggestions: list[dict[str, Any]] | None = None
         self.results: dict[int, dict[str, Any]] = {}  # round_no -> settled result
+        self.settled_at: dict[int, float] = {}  # round_no -> when its result came (monotonic)
         self.rounds_played = 0
         self.left = False
         self.close_code: int | None = None
@@ -208,6 +209,7 @@ class TableClient:
     def _record_result(self, round_no: int, result: dict[str, Any]) -> None:
         if round_no not in self.results:
             self.results[round_no] = result
+            self.settled_at[round_no] = time.monotonic()
             self.rounds_played += 1
 
     def _apply_event(self, event: dict[str, Any], at: float) -> None:

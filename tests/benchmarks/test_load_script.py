@@ -4,6 +4,7 @@ and the "Load test" rules it plays with."""
 from __future__ import annotations
 
 import io
+import math
 import re
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from collections import namedtuple
 import pytest
 from django.core.management import call_command
 
-from benchmarks.load import next_ramp_step, steal_share
+from benchmarks.load import next_ramp_step, rounds_settled_between, steal_share, window_cpu
 from games.management.commands.load_test_rules import LOAD_TEST_RULES
 from games.models import RuleConfiguration
 from tests.games.table_helpers import default_rules, fast_rules
@@ -64,6 +65,9 @@ def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePla
     assert float(rss["daphne"]) > 0 and float(rss["celery"]) > 0
     steal = float(re.search(r"steal=([\d.]+)", figures["server_cpu_percent"]).group(1))
     assert 0 <= steal <= 100
+    # One round: the steady window (the last welcome to the first leave) holds it or not.
+    steady_rounds = int(re.search(r"rounds=(\d+)", figures["cpu_ms_per_round_steady"]).group(1))
+    assert steady_rounds in (0, 1)
 
 
 @pytest.mark.django_db
@@ -107,6 +111,32 @@ def test_steal_is_the_share_of_all_cpu_time_the_hypervisor_took() -> None:
     assert steal_share(times(1, 1, 1, 0), times(1, 1, 1, 0)) == 0.0  # no time passed
     bare = namedtuple("bare", "user system idle")  # a platform without steal
     assert steal_share(bare(1, 1, 1), bare(2, 2, 2)) == 0.0
+
+
+def test_the_steady_cpu_is_taken_between_the_first_and_last_samples_inside_the_window() -> None:
+    timeline = [
+        (0.0, {"daphne": 0.0}),
+        (1.0, {"daphne": 0.5, "postgres": 0.1}),
+        (2.0, {"daphne": 1.5, "postgres": 0.3}),
+        (3.0, {"daphne": 1.75, "postgres": 0.4}),
+        (4.0, {"daphne": 3.0, "postgres": 0.6}),
+    ]
+    first, last, cpu = window_cpu(timeline, 0.5, 3.5)
+    assert (first, last) == (1.0, 3.0)
+    assert cpu == pytest.approx({"daphne": 1.25, "postgres": 0.3})
+    assert window_cpu(timeline, 0.5, 1.5) is None  # one sample: no interval
+    assert window_cpu(timeline, 5.0, math.inf) is None
+
+
+def test_a_round_counts_once_when_the_first_of_its_table_saw_its_result() -> None:
+    settled = {
+        7: [{1: 1.0, 2: 5.0}, {1: 1.2, 2: 4.0}],  # round 2: first seen at 4.0
+        8: [{1: 3.0}, {}],
+    }
+    assert rounds_settled_between(settled, 0.0, 10.0) == 3
+    assert rounds_settled_between(settled, 1.1, 4.5) == 2  # table 7's round 2, table 8's 1
+    assert rounds_settled_between(settled, 4.5, 10.0) == 0
+    assert rounds_settled_between({}, 0.0, 10.0) == 0
 
 
 def test_the_ramp_doubles_then_halves_the_gap_after_the_first_step_that_fails() -> None:
