@@ -169,7 +169,12 @@ def wait_for_hand(player: Player) -> list[str]:
 
 
 def answer_special(player: Player, *, play: bool = False) -> bool:
-    """Answer the special hand question if it is asked; True when the player holds one."""
+    """Answer the special hand question if it is asked; True when the player holds one.
+
+    The question is asked only once the round is in a play phase: the last dealt card can be
+    drawn while the phase is still ``dealing``, so looking for the dialog before that misses it.
+    """
+    expect(player.testid("phase")).to_have_attribute("data-phase", PLAY_PHASES, timeout=SERVER)
     dialog = player.testid("special-dialog")
     if not dialog.is_visible():
         return False
