@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from itertools import combinations_with_replacement
 
-from .cards import Card, Rank, Suit
+from .cards import Card, Rank, Suit, sort_key
 from .errors import FoulError, WrongCountError
 
 
@@ -119,7 +119,9 @@ def evaluate(cards: Sequence[Card], a2345: str = "lowest") -> RowHand:
         raise WrongCountError(f"a row has 3 or 5 cards, got {n}")
     ranks = [_RANK[c.index] for c in cards]
     if 0 in ranks:
-        return _evaluate_wild(cards, [c for c in cards if c.is_joker], a2345)
+        # The red joker first (cards.sort_key): it takes the higher of two values, whatever
+        # the order the row's cards were placed in.
+        return _evaluate_wild(cards, sorted((c for c in cards if c.is_joker), key=sort_key), a2345)
     return _evaluate(ranks, n == 5 and len({_SUIT[c.index] for c in cards}) == 1, a2345)
 
 

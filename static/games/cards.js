@@ -149,7 +149,10 @@
   // highest), is the engine's. The jokers take the suit of the other cards when those share
   // one (a flush is the only way a suit can help), else spades.
   function evaluateWild(cards, a2345) {
+    // The red joker first (as the engine): it takes the higher of two values, whatever the
+    // order the row's cards were placed in.
     const jokers = cards.filter(isJoker);
+    if (jokers.length === 2 && jokers[1] === RED_JOKER) jokers.reverse();
     const naturals = cards.filter((c) => !isJoker(c));
     const ranks = naturals.map(rankOf);
     const suits = new Set(naturals.map(suitOf));

@@ -278,6 +278,15 @@ def test_12_2_examples() -> None:
         assert hand == _expected(_engine(row.split(), "lowest")), row
 
 
+def test_12_2_the_red_joker_takes_the_higher_value_whatever_the_order_of_the_row() -> None:
+    rows = ["AS 2H 3C RJ BJ", "AS 2H 3C BJ RJ", "BJ AS RJ 2H 3C", "BJ 9D RJ"]
+    got = _js(rows, [])["rows"]
+    assert [hand["jokers"] for hand in got[:3]] == [{"RJ": "5S", "BJ": "4S"}] * 3
+    assert got[3]["jokers"] == {"RJ": "9D", "BJ": "9D"}  # the suit of the natural card
+    for row, hand in zip(rows, got, strict=True):
+        assert hand == _expected(_engine(row.split(), "lowest")), row
+
+
 def test_12_3_a_pair_of_copies_in_a_flush_row_is_a_flush() -> None:
     rows = [
         "7D 7D2 AD KD 2D",  # 0: flush A-K-7-7-2

@@ -65,6 +65,14 @@ def test_12_2_two_jokers_take_values_together():
     assert ev("2S 3S RJ BJ 5S").category == Category.STRAIGHT_FLUSH
 
 
+def test_12_2_the_red_joker_takes_the_higher_value_whatever_the_order_of_the_row():
+    # The two jokers of a wheel stand for a 4 and a 5; which one is which does not depend on
+    # the order the cards were placed in (the page shows the same stands after a re-placement).
+    for row in ("AS 2H 3C RJ BJ", "AS 2H 3C BJ RJ", "BJ AS RJ 2H 3C"):
+        stands = {str(j): str(v) for j, v in ev(row).jokers}
+        assert stands == {"RJ": "5S", "BJ": "4S"}, row
+
+
 def test_12_2_a_row_with_a_joker_is_an_ordinary_row_for_the_foul_check():
     front, middle, back = ev("AS AH RJ"), ev("KS KH KC 2D 3D"), ev("QS QH QC QD BJ")
     assert back.category == Category.FIVE_OF_A_KIND
