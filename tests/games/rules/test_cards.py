@@ -2,7 +2,7 @@
 
 import pytest
 
-from games.rules.cards import DECK, Card, Rank, Suit, parse_card, parse_cards, sort_cards
+from games.rules.cards import ALL_CARDS, DECK, Card, Rank, Suit, parse_card, parse_cards, sort_cards
 from games.rules.errors import DuplicateCardError, InvalidCardError, RulesError, WrongCountError
 
 
@@ -54,3 +54,11 @@ def test_1_errors_share_one_base_that_is_a_value_error():
 def test_1_display_order_is_rank_then_spades_hearts_clubs_diamonds():
     cards = parse_cards(["2D", "AS", "AD", "AH", "AC", "KS"])
     assert [str(x) for x in sort_cards(cards)] == ["AS", "AH", "AC", "AD", "KS", "2D"]
+
+
+def test_1_equal_cards_hash_alike_and_every_card_of_every_deck_hashes_apart():
+    assert len({hash(c) for c in ALL_CARDS}) == len(ALL_CARDS) == 80
+    for card in ALL_CARDS:
+        again = Card(card.rank, card.suit, card.copy)
+        assert again == card and hash(again) == hash(card)
+        assert {again: 1}[card] == 1

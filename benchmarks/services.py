@@ -1,0 +1,203 @@
+"""The CPU of a round's table commands in one process, without sockets: the services' share.
+
+    python -m benchmarks.services                  # 4 seats, 200 rounds, 3 runs
+    python -m benchmarks.services --profile 30     # and the top 30 functions (cProfile, CPU time)
+
+A web process spends about half its CPU inside the table services (``table_ready``,
+``table_submit`` …, on its service threads); the rest is frames, the consumers and the channel
+layer. This measures that half alone, so a change to the hot path can be judged in seconds and
+without the load script's noise: on a fresh PostgreSQL database ``shisanshui_services`` (the
+server of ``DATABASE_URL``, by default postgres://postgres@127.0.0.1:5432), with the "Load
+test" rules, four players play rounds by calling the services directly — every seat presses
+Ready, then submits the engine's best arrangement (computed outside the measured time) — and
+the script prints the CPU-ms per settled round of this process and of its PostgreSQL backend,
+and the statements per round (BEGIN and COMMIT not counted). The commands publish to Redis
+(``BENCH_REDIS_URL``, by default redis://127.0.0.1:6379/15, flushed before and after) and
+schedule their timers as in production (the timers stay in that Redis: no worker runs them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+DATABASE = "shisanshui_services"
+SEATS = 4
+
+
+def database_url() -> str:
+    base = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
+    parts = urlsplit(base)
+    if parts.scheme not in ("postgres", "postgresql"):
+        raise SystemExit("the services' figures need PostgreSQL (DATABASE_URL)")
+    return urlunsplit(parts._replace(path=f"/{DATABASE}"))
+
+
+def fresh_database(url: str) -> None:
+    import psycopg
+
+    admin = urlunsplit(urlsplit(url)._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{DATABASE}"')
+
+
+def backend_cpu_ms(pid: int) -> float:
+    """The CPU time of one local PostgreSQL backend, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=200, help="rounds per run (200)")
+    parser.add_argument("--runs", type=int, default=3, help="runs, the median printed (3)")
+    parser.add_argument("--profile", type=int, default=0, help="print the top N functions")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.runs < 1:
+        parser.error("--rounds and --runs must be at least 1")
+
+    url = database_url()
+    fresh_database(url)
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="shisanshui.settings.local",
+        DATABASE_URL=url,
+        REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
+        DEBUG="false",
+        LOG_LEVEL="WARNING",
+    )
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    call_command("load_test_rules", verbosity=0, stdout=io.StringIO())  # prints its id
+    import redis
+    from django.db import connection
+
+    redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()
+    from accounts.selectors import ledger_audit
+    from accounts.services import user_signup
+    from games import table_services
+    from games.models import RuleConfiguration
+    from games.rules.arrange import best_arrangement
+    from games.rules.cards import format_cards
+    from games.table.state import Phase, TableState
+    from lobby.services import room_create, room_join
+    from shisanshui import publish
+
+    rules = RuleConfiguration.objects.get(name="Load test")
+    users = [user_signup(username=f"sb_{i}", password=None) for i in range(SEATS)]
+    room = room_create(owner=users[0], name="Bench", base_score=1, seats=SEATS, rules=rules)
+    for user in users[1:]:
+        room_join(user=user, room_id=room.pk)
+    seated = TableState.from_dict(table_services.table_for_room(room=room).state)
+    for user in users:  # joining the room seats a player at its table
+        if seated.seat_of(str(user.pk)) is None:
+            table_services.table_sit(user=user, room=room)
+    connection.ensure_connection()
+    backend = connection.connection.info.backend_pid
+
+    def state() -> TableState:
+        return TableState.from_dict(table_services.table_for_room(room=room).state)
+
+    loop = asyncio.new_event_loop()
+
+    def command(service: Any, user: Any, **fields: Any) -> tuple[float, float, int]:
+        """One command as the table's socket runs it: the service with its messages kept in
+        an outbox, then published from an event loop (one pipeline). Its CPU seconds, its
+        backend's, and its queries."""
+        counted = [0]
+
+        def count(execute: Any, sql: Any, params: Any, many: Any, context: Any) -> Any:
+            counted[0] += 1
+            return execute(sql, params, many, context)
+
+        b = backend_cpu_ms(backend)
+        t = time.process_time()
+        with connection.execute_wrapper(count), publish.outbox() as box:
+            service(user=user, room=room, **fields)
+        loop.run_until_complete(publish.apublish(box))
+        cpu = time.process_time() - t
+        return cpu, (backend_cpu_ms(backend) - b) / 1000, counted[0]
+
+    def play(rounds: int) -> tuple[float, float, int]:
+        """CPU seconds of this process and of the backend in the services, and queries."""
+        cpu = pg = 0.0
+        queries = 0
+        for _ in range(rounds):
+            s = state()
+            if s.phase is not Phase.WAITING and s.phase is not Phase.SETTLED:
+                raise SystemExit(f"a round did not settle: {s.phase}")
+            rows = []
+            for user in users:
+                figures = command(table_services.table_ready, user)
+                cpu, pg, queries = cpu + figures[0], pg + figures[1], queries + figures[2]
+            s = state()
+            for user in users:
+                seat = s.seat_of(str(user.pk))
+                assert seat is not None and seat.hand is not None
+                best = best_arrangement(seat.hand, s.config)
+                rows.append(
+                    {
+                        "front": format_cards(best.front),
+                        "middle": format_cards(best.middle),
+                        "back": format_cards(best.back),
+                    }
+                )
+            for user, arranged in zip(users, rows, strict=True):
+                if s.phase is Phase.SPECIAL_CHOICE and s.seat_of(str(user.pk)).special:
+                    figures = command(table_services.table_choose_special, user, play_special=False)
+                    cpu, pg, queries = cpu + figures[0], pg + figures[1], queries + figures[2]
+                figures = command(table_services.table_submit, user, **arranged)
+                cpu, pg, queries = cpu + figures[0], pg + figures[1], queries + figures[2]
+        return cpu, pg, queries
+
+    play(10)  # warm: imports, caches, the first plans
+    figures = []
+    for run in range(args.runs):
+        profiler = cProfile.Profile(time.process_time) if args.profile and run == 0 else None
+        if profiler:
+            profiler.enable()
+        cpu, pg, queries = play(args.rounds)
+        if profiler:
+            profiler.disable()
+        figures.append((cpu * 1000 / args.rounds, pg * 1000 / args.rounds))
+        print(
+            f"run {run + 1}: {args.rounds} rounds, services {cpu * 1000 / args.rounds:.2f} "
+            f"CPU-ms/round, PostgreSQL backend {pg * 1000 / args.rounds:.2f} CPU-ms/round, "
+            f"{queries / args.rounds:.1f} statements/round (BEGIN and COMMIT not counted)"
+            + (" (profiled)" if profiler else ""),
+            flush=True,
+        )
+        if profiler:
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.profile)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(args.profile)
+    measured = figures[1:] if args.profile and len(figures) > 1 else figures
+    print(
+        f"median: services {statistics.median(f[0] for f in measured):.2f} CPU-ms/round, "
+        f"PostgreSQL backend {statistics.median(f[1] for f in measured):.2f} CPU-ms/round"
+    )
+    audit = ledger_audit()
+    print("ledger_audit:", "ok" if audit.ok else audit)
+    redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()
+    loop.close()
+    connection.close()
+    return 0 if audit.ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

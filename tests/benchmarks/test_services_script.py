@@ -1,0 +1,59 @@
+"""benchmarks/services.py runs: a few rounds through the table services on its own database,
+its figures printed and the ledger checked (the figures themselves are not asserted)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    database = os.environ.get("DATABASE_URL", "")
+    if urlsplit(database).scheme not in ("postgres", "postgresql"):
+        pytest.skip("the services' figures need PostgreSQL (DATABASE_URL)")
+    redis = urlsplit(os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0")
+    env = {
+        **os.environ,
+        "BENCH_REDIS_URL": urlunsplit(redis._replace(path="/15")),
+    }
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks.services", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_a_few_rounds_print_their_figures_and_the_ledger_reconciles() -> None:
+    run = _run("--rounds", "3", "--runs", "2")
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    figures = [line for line in lines if line.startswith("run ")]
+    assert len(figures) == 2
+    for line in figures:
+        found = re.search(
+            r"services (\d+\.\d+) CPU-ms/round, PostgreSQL backend (\d+\.\d+) CPU-ms/round, "
+            r"(\d+\.\d+) statements/round",
+            line,
+        )
+        assert found, line
+        assert float(found[1]) > 0 and float(found[3]) >= 16  # 8 commands: a lock, a save
+    assert any(line.startswith("median: services ") for line in lines)
+    assert "ledger_audit: ok" in lines
+
+
+def test_bad_arguments_are_refused_before_anything_is_touched() -> None:
+    run = _run("--rounds", "0")
+    assert run.returncode == 2
+    assert "--rounds and --runs must be at least 1" in run.stderr
