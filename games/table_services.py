@@ -160,7 +160,8 @@ def _for_update() -> str:
     return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
-_TABLE_COLUMNS = "t.id, t.state, t.version, t.phase, t.deadline, t.watchers, r.entry_minimum"
+# (No deadline: the state holds it, and a timestamptz costs a Python-level parse per read.)
+_TABLE_COLUMNS = "t.id, t.state, t.version, t.phase, t.watchers, r.entry_minimum"
 # The room's entry minimum (fixed when the room opened), read with the locks and kept on the
 # table object for the settlement's "who must leave" (``_send_away_the_broke``).
 ENTRY_MINIMUM = "room_entry_minimum"
@@ -199,7 +200,7 @@ def _locked_rows(*, room: Room, wallet_of: int | None) -> tuple[Table, int | Non
         row = cursor.fetchone()
     if row is None:  # no such room, its table not made yet, or no wallet: one step at a time
         return _locked_stepwise(room=room), None
-    pk, state, version, phase, deadline, watchers, minimum, *balance = row
+    pk, state, version, phase, watchers, minimum, *balance = row
     table = Table(id=pk, room_id=room.pk, version=version, phase=phase, watchers=watchers)
     setattr(table, ENTRY_MINIMUM, minimum)
     table.state = fastjson.loads(state) if isinstance(state, str | bytes) else state
