@@ -50,22 +50,29 @@ DATABASE = "shisanshui_capacity"
 RATE_LIMITS = {"table.message": "1000/second;60000/minute"}
 
 
-def database_url() -> str:
+def database_url(name: str = DATABASE) -> str:
+    """The database ``name`` on the PostgreSQL server of ``DATABASE_URL``."""
     base = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
     parts = urlsplit(base)
     if parts.scheme not in ("postgres", "postgresql"):
-        raise SystemExit("the capacity figures need PostgreSQL (DATABASE_URL)")
-    return urlunsplit(parts._replace(path=f"/{DATABASE}"))
+        raise SystemExit("these figures need PostgreSQL (DATABASE_URL)")
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def empty_database(url: str) -> None:
+    """Drop the database of ``url`` (its sessions ended) and create it again, empty."""
+    import psycopg
+
+    name = urlsplit(url).path.lstrip("/")
+    admin = urlunsplit(urlsplit(url)._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{name}"')
 
 
 def fresh_database(url: str) -> None:
     """Drop and create the benchmark's database, migrate it and add the "Load test" rules."""
-    import psycopg
-
-    admin = urlunsplit(urlsplit(url)._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{DATABASE}"')
+    empty_database(url)
     env = platform_env(url)
     for command in (["migrate", "-v", "0"], ["load_test_rules", "--open-signups"]):
         subprocess.run(

@@ -29,28 +29,12 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+
+from benchmarks import capacity
 
 ROOT = Path(__file__).resolve().parent.parent
 DATABASE = "shisanshui_services"
 SEATS = 4
-
-
-def database_url() -> str:
-    base = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
-    parts = urlsplit(base)
-    if parts.scheme not in ("postgres", "postgresql"):
-        raise SystemExit("the services' figures need PostgreSQL (DATABASE_URL)")
-    return urlunsplit(parts._replace(path=f"/{DATABASE}"))
-
-
-def fresh_database(url: str) -> None:
-    import psycopg
-
-    admin = urlunsplit(urlsplit(url)._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{DATABASE}"')
 
 
 def backend_cpu_ms(pid: int) -> float:
@@ -68,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 1 or args.runs < 1:
         parser.error("--rounds and --runs must be at least 1")
 
-    url = database_url()
-    fresh_database(url)
+    url = capacity.database_url(DATABASE)
+    capacity.empty_database(url)
     os.environ.update(
         DJANGO_SETTINGS_MODULE="shisanshui.settings.local",
         DATABASE_URL=url,
