@@ -25,6 +25,7 @@ import contextlib
 import csv
 import importlib.util
 import os
+import random
 import shutil
 import signal
 import socket
@@ -50,7 +51,35 @@ class PlatformError(RuntimeError):
     """A process did not start, or a wait ran out of time."""
 
 
+# Ports for the platforms' servers are taken below the kernel's ephemeral range: a port the
+# kernel hands out for bind(0) is free only until the server binds it, and in between any
+# outgoing connection (to PostgreSQL, to Redis: thousands in a test run) may get it as its
+# local port ("Address already in use" when daphne starts). Below the range, only another
+# server picking the same port at the same moment can collide.
+_SERVER_PORTS_FLOOR = 10_000
+_PICK = random.SystemRandom()  # not the seeded module generator: workers must differ
+
+
+def _ephemeral_floor() -> int:
+    try:
+        low = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0]
+        return int(low)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def free_port() -> int:
+    """A port of 127.0.0.1 nothing listens on, outside the ephemeral range when it can."""
+    top = _ephemeral_floor()
+    if top - _SERVER_PORTS_FLOOR >= 1000:
+        for _ in range(100):
+            port = _PICK.randrange(_SERVER_PORTS_FLOOR, top)
+            with socket.socket() as probe:
+                try:
+                    probe.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+            return port
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])

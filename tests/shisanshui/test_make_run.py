@@ -17,7 +17,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,15 +27,11 @@ from pathlib import Path
 
 import psutil
 
+from tests.live_server import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 HEALTHY_WITHIN_SECONDS = 90
 STOPPED_WITHIN_SECONDS = 20
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _get(opener: urllib.request.OpenerDirector, url: str) -> tuple[int, bytes]:
@@ -105,9 +100,9 @@ def test_make_run_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path) 
     makefile = (ROOT / "Makefile").read_text()
     assert "scripts/run.py" in makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]
 
-    port, redis_port = _free_port(), _free_port()
+    port, redis_port = free_port(), free_port()
     while redis_port == port:
-        redis_port = _free_port()
+        redis_port = free_port()
     env = {
         key: value
         for key, value in os.environ.items()
