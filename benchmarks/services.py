@@ -78,8 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     from games import table_services
     from games.models import RuleConfiguration
     from games.rules.arrange import best_arrangement
-    from games.rules.cards import format_cards
-    from games.table.state import Phase, TableState
+    from games.table.state import Phase, TableState, arranged_json
     from lobby.services import room_create, room_join
     from shisanshui import publish
 
@@ -120,35 +119,23 @@ def main(argv: list[str] | None = None) -> int:
 
     def play(rounds: int) -> tuple[float, float, int]:
         """CPU seconds of this process and of the backend in the services, and queries."""
-        cpu = pg = 0.0
-        queries = 0
+        spent: list[tuple[float, float, int]] = []
         for _ in range(rounds):
             s = state()
             if s.phase is not Phase.WAITING and s.phase is not Phase.SETTLED:
                 raise SystemExit(f"a round did not settle: {s.phase}")
-            rows = []
-            for user in users:
-                figures = command(table_services.table_ready, user)
-                cpu, pg, queries = cpu + figures[0], pg + figures[1], queries + figures[2]
+            spent += [command(table_services.table_ready, user) for user in users]
             s = state()
-            for user in users:
-                seat = s.seat_of(str(user.pk))
-                assert seat is not None and seat.hand is not None
-                best = best_arrangement(seat.hand, s.config)
-                rows.append(
-                    {
-                        "front": format_cards(best.front),
-                        "middle": format_cards(best.middle),
-                        "back": format_cards(best.back),
-                    }
-                )
-            for user, arranged in zip(users, rows, strict=True):
-                if s.phase is Phase.SPECIAL_CHOICE and s.seat_of(str(user.pk)).special:
-                    figures = command(table_services.table_choose_special, user, play_special=False)
-                    cpu, pg, queries = cpu + figures[0], pg + figures[1], queries + figures[2]
-                figures = command(table_services.table_submit, user, **arranged)
-                cpu, pg, queries = cpu + figures[0], pg + figures[1], queries + figures[2]
-        return cpu, pg, queries
+            seats = [s.seat_of(str(user.pk)) for user in users]
+            rows = [arranged_json(best_arrangement(seat.hand, s.config)) for seat in seats]
+            for user, seat, arranged in zip(users, seats, rows, strict=True):
+                if s.phase is Phase.SPECIAL_CHOICE and seat.special:
+                    spent.append(
+                        command(table_services.table_choose_special, user, play_special=False)
+                    )
+                spent.append(command(table_services.table_submit, user, **arranged))
+        cpu, pg, queries = (sum(column) for column in zip(*spent, strict=True))
+        return cpu, pg, int(queries)
 
     play(10)  # warm: imports, caches, the first plans
     figures = []
