@@ -1,9 +1,10 @@
-"""Reads of rule configurations and the special-hand statistics the admin shows, and of
-played rounds with their hands hidden until settlement."""
+"""Reads of rule configurations and the special-hand statistics the admin shows, of played
+rounds with their hands hidden until settlement, and of the tables' coming deadlines."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from django.conf import settings
 from django.db.models import Case, F, Model, Prefetch, Q, QuerySet, Value, When
 from django.db.models.query import ModelIterable
 
-from games.models import Round, RoundPlayer, RuleConfiguration
+from games.models import Round, RoundPlayer, RuleConfiguration, Table
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.stats import (
     DEFAULT_DEALS,
@@ -156,3 +157,20 @@ def rounds_hidden_until_settled(*, rounds: QuerySet[Round] | None = None) -> Que
 def round_in_play(round_: Round) -> bool:
     """Whether the round is still being played: its hands are shown to nobody."""
     return round_.settled_at is None
+
+
+def table_deadlines_before(*, until: float, limit: int) -> list[tuple[int, int, str, float]]:
+    """(table id, version, phase, deadline) of the tables whose phase deadline comes before
+    ``until`` (epoch seconds), earliest first, at most ``limit``: one indexed query. The
+    deadline is the state's own float (``state.deadline``), the value a timeout must name to
+    hold across the phase's commands (``table_services.table_timeout``)."""
+    rows = (
+        Table.objects.filter(deadline__lte=datetime.fromtimestamp(until, tz=UTC))
+        .order_by("deadline")
+        .values_list("pk", "version", "phase", "state__deadline")[:limit]
+    )
+    return [
+        (pk, version, phase, float(deadline))
+        for pk, version, phase, deadline in rows
+        if isinstance(deadline, (int, float))
+    ]

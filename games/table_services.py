@@ -19,14 +19,14 @@ Check → lock → write → notify (STYLE.md):
    (``table.<pk>.player.<id>``, type ``table.events``), the events that player may see, with
    the range of versions the batch covers — another player's private events (cards, drafts,
    arrangements) never travel to a connection, nor through Redis to a process, that is not
-   that player's — and schedule the timeout task for the new deadline.
+   that player's. The new deadline needs nothing more: the saved row is the timer
+   (:mod:`games.timers` polls the tables' deadlines).
 
 Locks are taken in one order: the room row, the table row, then the players' wallets
 (ascending id), then the house account inside ``ledger_post`` (the lobby's services lock the
 room before they sit at or leave its table, so room → table holds everywhere). A timeout
-task only asks: :func:`table_timeout` re-checks phase and deadline under the lock, so a
-duplicate, late or stale task does nothing, and one that arrives early is scheduled again for
-the stored deadline.
+only asks: :func:`table_timeout` re-checks phase and deadline under the lock, so a duplicate,
+late, stale or early one does nothing.
 
 Players are identified in the machine by ``str(user.pk)`` and sit at the position of their
 lobby seat (:class:`lobby.models.Seat`): the lobby decides who may sit where. When the table
@@ -38,8 +38,6 @@ This module knows nothing of bots, of Celery or of the lobby's services; they li
 
 - :data:`players_left` is sent inside the transaction when the table lets players go
   (:mod:`lobby.signals` frees their lobby seats in the same transaction);
-- :data:`timer_set` is sent on commit when a phase deadline is set or moved — one timer per
-  phase deadline, not per command (:mod:`games.tasks` schedules ``table_timeout``);
 - :data:`transition_committed` is sent on commit after every transition with events
   (:mod:`games.tasks` gives every bot with something new to do its task: bots are ordinary
   clients of these services).
@@ -76,7 +74,7 @@ from games.rules.errors import RulesError
 from games.table import machine
 from games.table.deck import seeded_deck, seeded_salt, seeded_start_seat
 from games.table.errors import StaleTimeout, TableError
-from games.table.events import ALL, NOBODY, Event, Timer, Transition
+from games.table.events import ALL, NOBODY, Event, Transition
 from games.table.state import Json, Phase, TableState, arranged_json
 from games.table.suggest import kept_suggestions
 from games.table.views import missed_events, snapshot_for
@@ -90,8 +88,6 @@ Command = Callable[[TableState, float], Transition]
 
 # Inside the command's transaction: the table let these players go (``room_id``, ``user_ids``).
 players_left = Signal()
-# On commit: a phase deadline was set or moved (``table_id``, ``timer``).
-timer_set = Signal()
 # On commit, after the players' messages: ``table_id``, ``before``, ``after`` (states), ``now``.
 transition_committed = Signal()
 
@@ -333,9 +329,6 @@ def _run(
     table_id = table.pk
     messages = _messages(events=events, players=positions, spectators=table.watchers > 0)
     transaction.on_commit(lambda: _send(table_id, messages), robust=True)
-    timer = transition.timer
-    if timer is not None and (timer.phase, timer.at) != (before.phase, before.deadline):
-        transaction.on_commit(lambda: _set_timer(table_id, timer), robust=True)
     transaction.on_commit(
         lambda: transition_committed.send(
             sender=Table, table_id=table_id, before=before, after=state, now=now
@@ -659,15 +652,6 @@ def _send(table_id: int, messages: dict[str, Json]) -> None:
     )
 
 
-def _set_timer(table_id: int, timer: Timer) -> None:
-    timer_set.send(sender=Table, table_id=table_id, timer=timer)
-
-
-def timer_countdown(timer: Timer) -> float:
-    """Seconds from now to ``timer``'s deadline (0 when it has passed)."""
-    return max(0.0, timer.at - _now())
-
-
 # -- the services ------------------------------------------------------------------------------
 
 
@@ -876,7 +860,8 @@ def table_timeout(
     A phase deadline's timer gives ``deadline``: it holds while the table is in ``phase`` with
     that deadline, whatever commands came in between. Without ``deadline`` the timer holds
     only at ``version``. Stale (the table moved on), duplicate or missing tables: nothing
-    happens. Early: nothing happens now and the timer is set again for the stored deadline.
+    happens. Early: nothing happens now (the poller, :mod:`games.timers`, asks again once the
+    stored deadline has passed).
     At the end of the comparison the players' wallets are locked (ascending id) and their
     balances settle the round.
     """
@@ -920,10 +905,7 @@ def _timeout_locked(
         balances = _balances_of(wallets)
     try:
         machine.verify_timeout(state, now=now, version=version, phase=phase, balances=balances)
-    except StaleTimeout as exc:
-        if exc.code == "early_timeout" and state.deadline is not None:
-            timer = Timer(state.version, state.phase, state.deadline)
-            transaction.on_commit(lambda: _set_timer(table_id, timer), robust=True)
+    except StaleTimeout:
         return Transition(state)
     return _run(
         table=table,

@@ -1,20 +1,20 @@
 """Celery tasks of the table: thin. A timer only asks; the game decides.
 
-The table's services know nothing of Celery; :func:`connect` (called when the app is ready)
-makes this module listen to their signals:
+The phase deadlines need no task: every worker process polls the tables' deadlines on a
+thread of its own (:mod:`games.timers`, started by ``shisanshui.celery.TableDeadlines``).
+``table_timeout`` remains the task that asks for one deadline (a task queued by an earlier
+version, or sent by hand); the service re-checks phase and deadline under the table's lock,
+so a task that runs twice, late, early or after the table moved on does nothing.
 
-- ``timer_set`` (on commit, when a phase deadline is set or moved): one ``table_timeout`` task
-  with a countdown to that deadline, naming the phase and the deadline. The service re-checks
-  phase and deadline under the table's lock, so a task that runs twice, late, or after the
-  table moved on does nothing, and an early one is set again.
-- ``transition_committed`` (on commit of every transition): a ``bot_act`` task, with a
-  human-like countdown, for every bot given something new to do (``games.bots.bot_tasks``);
-  ``games.bots.bot_act`` re-checks under the table's lock, so a duplicate or late task does
-  nothing. Tables without bots cost nothing here.
+The table's services know nothing of Celery; :func:`connect` (called when the app is ready)
+makes this module listen to ``transition_committed`` (on commit of every transition): a
+``bot_act`` task, with a human-like countdown, for every bot given something new to do
+(``games.bots.bot_tasks``); ``games.bots.bot_act`` re-checks under the table's lock, so a
+duplicate or late task does nothing. Tables without bots cost nothing here.
 
 ``sweep_deadlines`` runs every few seconds (Celery beat) and asks again for any deadline
-overdue by more than ``SWEEP_GRACE_SECONDS``, in case its task was lost, and nudges bot
-players whose task was lost (``games.bots.bots_nudge``).
+overdue by more than ``SWEEP_GRACE_SECONDS`` (the backstop of a poller that stopped), and
+nudges bot players whose task was lost (``games.bots.bots_nudge``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from django.utils import timezone
 
 from games import bots, duplicate, standings, table_services
 from games.models import Table
-from games.table.events import Timer
 from games.table.state import TableState
 
 logger = logging.getLogger(__name__)
@@ -78,14 +77,6 @@ def compute_standings() -> int:
 # -- listening to the table's services ---------------------------------------------------------
 
 
-def schedule_timer(*, table_id: int, timer: Timer, **_: Any) -> None:
-    """The phase deadline's one timer task."""
-    table_timeout.apply_async(
-        args=(table_id, timer.version, timer.phase.value, timer.at),
-        countdown=table_services.timer_countdown(timer),
-    )
-
-
 def schedule_bots(
     *, table_id: int, before: TableState, after: TableState, now: float, **_: Any
 ) -> None:
@@ -97,5 +88,4 @@ def schedule_bots(
 
 
 def connect() -> None:
-    table_services.timer_set.connect(schedule_timer, dispatch_uid="games.tasks.timer")
     table_services.transition_committed.connect(schedule_bots, dispatch_uid="games.tasks.bots")

@@ -177,6 +177,14 @@ TABLE_SERVICE_THREADS = env_int("TABLE_SERVICE_THREADS", 8)
 if TABLE_SERVICE_THREADS < 1:
     raise ImproperlyConfigured("TABLE_SERVICE_THREADS must be at least 1.")
 
+# Every Celery worker process polls the tables' phase deadlines (games.timers) at most this
+# many milliseconds apart, and sleeps until a deadline it saw coming: a timeout is acted on
+# within milliseconds of its deadline, or within one interval when the phase began during the
+# sleep. 0 turns the poller off (the beat's sweeper alone then, seconds late).
+TABLE_DEADLINE_POLL_MS = env_int("TABLE_DEADLINE_POLL_MS", 200)
+if not (TABLE_DEADLINE_POLL_MS == 0 or 10 <= TABLE_DEADLINE_POLL_MS <= 10_000):
+    raise ImproperlyConfigured("TABLE_DEADLINE_POLL_MS must be 0 or 10 to 10000.")
+
 # Bot players (games.bots) wait a human-like random delay before each action, multiplied by
 # this scale: 0 makes them act at once (tests), 1 is the normal pace.
 BOT_DELAY_SCALE = float(env_str("BOT_DELAY_SCALE", "1.0"))

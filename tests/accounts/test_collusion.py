@@ -23,7 +23,6 @@ from accounts.collusion import PairFlow, collusion_scan, pair_flows, round_payme
 from accounts.models import CollusionFlag, CollusionStatus, EconomySettings, User
 from accounts.selectors import ledger_audit, wallet_balance
 from games import table_services
-from games import tasks as game_tasks
 from games.models import Round
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
@@ -249,7 +248,6 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
     c = Clock(now=timezone.now().timestamp())
     monkeypatch.setattr(table_services, "_now", lambda: c.now)
     monkeypatch.setattr(table_services, "_send", lambda table_id, message: None)
-    monkeypatch.setattr(game_tasks.table_timeout, "apply_async", lambda **kwargs: None)
     shuffler = random.Random(13)
     monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: shuffler)
     yield c

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import pytest
 
 from accounts.models import User
-from games import table_services, tasks
+from games import table_services
 from games.models import Round
 from games.rules.cards import DECK, Card, parse_cards
 from games.table.deck import deal_order
@@ -99,7 +99,6 @@ def play_rigged_round(
     clock = {"now": time.time()}
     monkeypatch.setattr(table_services, "_now", lambda: clock["now"])
     monkeypatch.setattr(table_services, "_send", lambda table_id, messages: None)
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kwargs: None)
     # Nobody watches the lobby either (and a browser test's thread runs an event loop).
     monkeypatch.setattr(lobby_services, "_group_send", lambda group, message: lambda: None)
     default_rules()

@@ -1,9 +1,10 @@
 """Bot players (games.bots): seated and funded through the lobby and the ledger, playing through
 the table's own services.
 
-Transactional tests, so that ``on_commit`` fires: timers and bot tasks are recorded, never
-run; the tests call :func:`games.bots.bot_act` themselves, as the task would. The clock is
-``table_services._now`` (an hour in the past, moved by hand) and the shuffle is seeded.
+Transactional tests, so that ``on_commit`` fires: bot tasks are recorded, never run, and no
+deadline poller runs; the tests call :func:`games.bots.bot_act` themselves, as the task
+would. The clock is ``table_services._now`` (an hour in the past, moved by hand) and the
+shuffle is seeded.
 ``BOT_DELAY_SCALE`` is 0 unless a test checks the delays.
 """
 
@@ -57,7 +58,6 @@ SEED = 11
 @dataclass
 class World:
     clock: float
-    timers: list[dict[str, Any]] = field(default_factory=list)
     bot_tasks: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -67,7 +67,6 @@ def world(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[World]:
     w = World(clock=time.time() - 3600)
     monkeypatch.setattr(table_services, "_now", lambda: w.clock)
     monkeypatch.setattr(table_services, "_send", lambda table_id, message: None)
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kw: w.timers.append(kw))
     monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kw: w.bot_tasks.append(kw))
     rng = random.Random(SEED)
     monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)

@@ -1,10 +1,12 @@
 """The table's timeouts through a real Celery worker on the real Redis broker.
 
-A timer only asks; the game decides: rounds nobody plays still end, a worker killed with its
-countdown tasks in hand is replaced and the sweeper finishes the round, and duplicated timeout
-tasks settle once. Each test starts its own worker process (``celery worker --pool=solo``) on
-a queue private to the test, so stray workers or tasks of other runs never interfere; the
-worker talks to the test database, so the tests are transactional (rows are committed).
+A timer only asks; the game decides: rounds nobody plays still end (the worker's deadline
+poller, ``games.timers``, asks for each deadline), a worker killed mid-round is replaced and
+the round settles once, the beat's sweeper settles an overdue round without a poller, and
+duplicated timeout tasks settle once. Each test starts its own worker process (``celery worker
+--pool=solo``) on a queue private to the test, so stray workers or tasks of other runs never
+interfere; the worker talks to the test database, so the tests are transactional (rows are
+committed).
 
 Every wait has a deadline: a failure fails, it never hangs.
 """
@@ -107,11 +109,11 @@ class Celery:
 
     queue: str
     env: dict[str, str]
-    apply_async: Callable[..., Any]
     workers: list[Worker] = field(default_factory=list)
     directory: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="celery-it-")))
 
-    def start_worker(self) -> Worker:
+    def start_worker(self, *, poll_ms: int | None = None) -> Worker:
+        """A worker on the private queue; ``poll_ms=0`` without its deadline poller."""
         log = self.directory / f"worker-{len(self.workers)}.log"
         command = [
             str(CELERY),
@@ -132,7 +134,13 @@ class Celery:
         ]
         with log.open("wb") as out:
             process = subprocess.Popen(
-                command, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT
+                command,
+                cwd=ROOT,
+                env=self.env
+                if poll_ms is None
+                else {**self.env, "TABLE_DEADLINE_POLL_MS": str(poll_ms)},
+                stdout=out,
+                stderr=subprocess.STDOUT,
             )
         worker = Worker(process, log)
         self.workers.append(worker)
@@ -146,9 +154,8 @@ class Celery:
         return worker
 
     def send(self, task: Any, *args: Any) -> str:
-        """Send ``task`` to the private queue, around any patch of the timeout's sending."""
-        send = self.apply_async if task is tasks.table_timeout else task.apply_async
-        return str(send(args=args, queue=self.queue).id)
+        """Send ``task`` to the private queue."""
+        return str(task.apply_async(args=args, queue=self.queue).id)
 
 
 def _database_url() -> str:
@@ -162,9 +169,8 @@ def _database_url() -> str:
 
 
 @pytest.fixture
-def celery(monkeypatch: pytest.MonkeyPatch, transactional_db: None) -> Iterator[Celery]:
-    """A private queue; the services' timers (sent on commit) go to it; workers are stopped
-    (and the queue deleted) whatever happens."""
+def celery(transactional_db: None) -> Iterator[Celery]:
+    """A private queue; workers are stopped (and the queue deleted) whatever happens."""
     if connection.vendor != "postgresql":
         pytest.skip("the worker process needs the PostgreSQL test database")
     queue = f"shisanshui-it-{uuid.uuid4().hex[:12]}"
@@ -176,14 +182,7 @@ def celery(monkeypatch: pytest.MonkeyPatch, transactional_db: None) -> Iterator[
         "SHISANSHUI_TEST_QUEUE": queue,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     }
-    send = tasks.table_timeout.apply_async
-
-    def send_to_queue(*args: Any, **kwargs: Any) -> Any:
-        kwargs.setdefault("queue", queue)
-        return send(*args, **kwargs)
-
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", send_to_queue)
-    broker = Celery(queue=queue, env=env, apply_async=send)
+    broker = Celery(queue=queue, env=env)
     try:
         yield broker
     finally:
@@ -251,7 +250,7 @@ def test_a_round_nobody_plays_times_out_and_settles(celery: Celery) -> None:
     assert state_of(room).phase is Phase.SETTLED
 
 
-def test_a_killed_worker_is_replaced_and_the_sweeper_settles_the_round_once(
+def test_a_killed_worker_is_replaced_and_the_round_settles_once(
     celery: Celery,
 ) -> None:
     rules = fast_rules(arrange_seconds=4)
@@ -267,16 +266,51 @@ def test_a_killed_worker_is_replaced_and_the_sweeper_settles_the_round_once(
         seconds=15,
     )
     assert playing
-    first.kill()  # holds the arrange countdown (acks_late: unacknowledged, not run)
+    first.kill()  # mid-round, the arrange deadline still to come
     state = state_of(room)
     assert state.phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING), state.phase
     assert settled_round(room) is None
-    arrange_deadline = state.arrange_deadline
-    assert arrange_deadline is not None
+    assert state.deadline is not None and state.arrange_deadline is not None
 
-    celery.start_worker()
-    # The killed worker's countdown is lost (or comes back later, which must do nothing):
-    # once the deadline is overdue past the sweeper's grace, the sweeper asks for it.
+    second = celery.start_worker()
+    # Nothing of the deadline died with the first worker: it is the table row's, and the new
+    # worker's poller asks for it.
+    budget = state.arrange_deadline - time.time() + 15
+    wait_until("the new worker to settle the round", lambda: settled_round(room), seconds=budget)
+    assert time.time() >= state.arrange_deadline - 0.05
+
+    round_ = assert_settled_once(room, players, before)
+    assert {row.auto for row in RoundPlayer.objects.filter(round=round_)} <= {"timeout"}
+    # Sweeps and a late timeout task for the old deadline change nothing.
+    late = (table_id(room), state.version, state.phase.value, state.deadline)
+    ids = [celery.send(tasks.sweep_deadlines) for _ in range(2)]
+    ids.append(celery.send(tasks.table_timeout, *late))
+    wait_until("the extra tasks to run", lambda: all(map(second.succeeded, ids)), seconds=15)
+    assert_settled_once(room, players, before)
+
+
+def test_without_a_poller_the_sweeper_settles_an_overdue_round(celery: Celery) -> None:
+    """The beat's sweeper is the backstop of a poller that stopped: a deadline overdue past
+    ``SWEEP_GRACE_SECONDS`` is asked for, once."""
+    # No pacing: the last Ready deals and begins the play, with no worker asked.
+    rules = fast_rules(arrange_seconds=2, deal_interval_ms=0, reveal_interval_ms=0)
+    players = two_players("sweep")
+    room = open_table(players, rules=rules)
+    before = {u.pk: wallet_balance(user=u) for u in players}
+    worker = celery.start_worker(poll_ms=0)
+
+    press_ready(players, room)
+    playing = wait_until(
+        "the arrange phase",
+        lambda: state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING),
+        seconds=15,
+    )
+    assert playing
+    arrange_deadline = state_of(room).arrange_deadline
+    assert arrange_deadline is not None
+    time.sleep(max(0.0, arrange_deadline + 1.0 - time.time()))
+    assert settled_round(room) is None  # nobody asked: no poller, no task
+
     overdue = arrange_deadline + tasks.SWEEP_GRACE_SECONDS + 0.2
     time.sleep(max(0.0, overdue - time.time()))
 
@@ -286,31 +320,24 @@ def test_a_killed_worker_is_replaced_and_the_sweeper_settles_the_round_once(
         return settled_round(room)
 
     wait_until("the sweeper to settle the round", swept, seconds=30, every=1.0)
-
     round_ = assert_settled_once(room, players, before)
     assert {row.auto for row in RoundPlayer.objects.filter(round=round_)} <= {"timeout"}
-    # More sweeps (and any late copy of the lost task) change nothing.
     ids = [celery.send(tasks.sweep_deadlines) for _ in range(2)]
-    worker = celery.workers[-1]
     wait_until("the extra sweeps to run", lambda: all(map(worker.succeeded, ids)), seconds=15)
     assert_settled_once(room, players, before)
 
 
-def test_duplicate_timeout_tasks_settle_once(
-    celery: Celery, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_duplicate_timeout_tasks_settle_once(celery: Celery) -> None:
     rules = fast_rules()
     players = two_players("dup")
     room = open_table(players, rules=rules)
     before = {u.pk: wallet_balance(user=u) for u in players}
-    # The services' own timers are kept here: only the duplicates below reach the worker.
-    kept: list[dict[str, Any]] = []
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kw: kept.append(kw))
-    worker = celery.start_worker()
+    # No deadline poller: only the duplicates below ask the worker for the deadline.
+    worker = celery.start_worker(poll_ms=0)
 
     press_ready(players, room)
     state = state_of(room)
-    assert state.phase is Phase.DEALING and kept
+    assert state.phase is Phase.DEALING
     wait_until("the deal's deadline", lambda: time.time() >= (state.deadline or 0), seconds=5)
     table_services.table_timeout(table_id=table_id(room), version=state.version, phase="dealing")
     for user in players:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from games import table_services, tasks
+from games import table_services
 from games.models import Table, TableEvent
 from games.rules.cards import format_cards
 from tests.games.test_consumers import (
@@ -37,7 +37,6 @@ def clock(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[Clock]:
     channel layer under a prefix of its own."""
     c = Clock(time.time())
     monkeypatch.setattr(table_services, "_now", lambda: c.now)
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kwargs: None)
     rng = random.Random(11)
     monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
     layer = dict(settings.CHANNEL_LAYERS["default"])

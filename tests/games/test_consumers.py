@@ -28,7 +28,7 @@ from django.test import Client, override_settings
 from accounts.models import User
 from accounts.selectors import wallet_balance
 from accounts.services import user_signup
-from games import table_services, tasks
+from games import table_services
 from games.consumers import MAX_MESSAGE_BYTES
 from games.models import RoundPlayer, RuleConfiguration, Table, TableEvent
 from games.rules.arrange import best_arrangement
@@ -56,7 +56,6 @@ def clock(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[Clock]:
     prefix of its own (this test hears no other test run sharing the Redis server)."""
     c = Clock(time.time())
     monkeypatch.setattr(table_services, "_now", lambda: c.now)
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kwargs: None)
     rng = random.Random(SEED)
     monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
     layer = dict(settings.CHANNEL_LAYERS["default"])

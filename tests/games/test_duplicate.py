@@ -1,8 +1,9 @@
 """Duplicate matches (games.duplicate, issue 17): tables that deal the same seeded deals in
 lockstep, reveal a deal everywhere together, and compare the players who held the same cards.
 
-Transactional tests, so that ``on_commit`` fires (the match advances on commit); timers and bot
-tasks are recorded, never run: the tests act for the bots (``drive_bots``) and move the clock.
+Transactional tests, so that ``on_commit`` fires (the match advances on commit); bot tasks are
+recorded, never run, and no deadline poller runs: the tests act for the bots
+(``drive_bots``) and move the clock.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -55,7 +56,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @dataclass
 class World:
     clock: float
-    timers: list[dict[str, Any]] = field(default_factory=list)
 
 
 @pytest.fixture
@@ -64,7 +64,6 @@ def world(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[World]:
     w = World(clock=time.time() - 3600)
     monkeypatch.setattr(table_services, "_now", lambda: w.clock)
     monkeypatch.setattr(table_services, "_send", lambda table_id, message: None)
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kw: w.timers.append(kw))
     monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kw: None)
     # Fixed seeds, so that every run deals the same (a match's seed is token_hex(32)).
     seeds = iter(f"{n:064x}" for n in range(1000, 2000))

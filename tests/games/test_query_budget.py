@@ -16,8 +16,8 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Transaction, TransactionKind
 from accounts.selectors import ledger_audit
-from games import table_services, tasks
-from games.models import Round
+from games import selectors, table_services
+from games.models import Round, Table
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
 from games.table.state import Phase
@@ -41,13 +41,16 @@ LAST_SUBMIT = 11
 
 
 @pytest.fixture
-def timers(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    kept: list[dict[str, Any]] = []
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kw: kept.append(kw))
+def quiet_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing published, and the same hands every run."""
     monkeypatch.setattr(table_services, "_send", lambda table_id, messages: None)
-    rng = random.Random(11)  # the same hands every run
+    rng = random.Random(11)
     monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
-    return kept
+
+
+def deadlines(until: float) -> list[tuple[int, int, str, float]]:
+    """The table deadlines the timers' poll would find before ``until``."""
+    return selectors.table_deadlines_before(until=until, limit=10)
 
 
 def best_rows(room: Any, user: Any) -> dict[str, list[str]]:
@@ -77,14 +80,19 @@ def four_seated(prefix: str, rules_name: str) -> tuple[Any, list[Any]]:
     return room, users
 
 
-def test_a_round_without_pacing_keeps_to_its_query_budget(timers: list[dict[str, Any]]) -> None:
+def test_a_round_without_pacing_keeps_to_its_query_budget(quiet_table: None) -> None:
     room, users = four_seated("p", "No pacing")
 
     ready = [counted(lambda u=u: table_services.table_ready(user=u, room=room)) for u in users]
     assert ready == [READY, READY, READY, LAST_READY]
-    # The deal lasts no time: the last Ready dealt and began the play, with no dealing timer.
-    assert state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING)
-    assert not [t for t in timers if t["args"][2] == "dealing"]
+    # The deal lasts no time: the last Ready dealt and began the play, whose deadline is the
+    # row's (no dealing deadline was ever saved).
+    playing = state_of(room)
+    assert playing.phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING)
+    assert playing.deadline is not None
+    assert [row[2:] for row in deadlines(playing.deadline)] == [
+        (playing.phase.value, playing.deadline)
+    ]
 
     decline_specials(room, users)
     rows = {u.pk: best_rows(room, u) for u in users}  # read before counting
@@ -97,7 +105,7 @@ def test_a_round_without_pacing_keeps_to_its_query_budget(timers: list[dict[str,
     # The comparison lasts no time either: the last submission settled the round, once.
     state = state_of(room)
     assert state.phase is Phase.SETTLED
-    assert not [t for t in timers if t["args"][2] == "comparing"]
+    assert Table.objects.get().phase == "settled"
     round_ = Round.objects.get()
     assert round_.settled_at is not None and round_.result is not None
     assert Transaction.objects.filter(kind=TransactionKind.SETTLEMENT).count() <= 1
@@ -105,13 +113,14 @@ def test_a_round_without_pacing_keeps_to_its_query_budget(timers: list[dict[str,
 
 
 def test_a_paced_round_waits_for_its_deal_and_its_comparison(
-    timers: list[dict[str, Any]],
+    quiet_table: None,
 ) -> None:
     room, _users = two_ready_players("q", deal_interval_ms=100, reveal_interval_ms=100)
 
     state = state_of(room)
     assert state.phase is Phase.DEALING
-    assert [t["args"] for t in timers if t["args"][2] == "dealing"] == [
+    assert state.deadline is not None
+    assert deadlines(state.deadline) == [
         (state_of_table_id(room), state.version, "dealing", state.deadline)
     ]
 
@@ -140,12 +149,14 @@ def decline_specials(room: Any, users: list[Any]) -> None:
             table_services.table_choose_special(user=user, room=room, play_special=False)
 
 
-def test_a_stale_timer_costs_one_query_and_takes_no_lock(timers: list[dict[str, Any]]) -> None:
+def test_a_stale_timer_costs_one_query_and_takes_no_lock(quiet_table: None) -> None:
     room, users = two_ready_players("s", deal_interval_ms=0, reveal_interval_ms=0)
     decline_specials(room, users)
     playing = state_of(room)
-    early = [t["args"] for t in timers if t["args"][2] == playing.phase.value][-1]
-    # Before the deadline the phase's timer is early: checked under the locks, and set again.
+    assert playing.deadline is not None
+    (early,) = deadlines(playing.deadline)
+    assert early[2] == playing.phase.value
+    # Before the deadline the phase's timeout is early: checked under the locks.
     with CaptureQueriesContext(connection) as queries:
         table_services.table_timeout(
             table_id=early[0], version=early[1], phase=early[2], deadline=early[3]
@@ -208,7 +219,7 @@ def test_a_timer_is_surely_stale_only_when_the_locked_check_would_say_so(
 LEAVE = 10
 
 
-def test_leaving_between_rounds_keeps_to_its_query_budget(timers: list[dict[str, Any]]) -> None:
+def test_leaving_between_rounds_keeps_to_its_query_budget(quiet_table: None) -> None:
     room, users = four_seated("l", "Leave")
 
     leaves = [counted(lambda u=u: table_services.table_leave(user=u, room=room)) for u in users]
@@ -219,7 +230,7 @@ def test_leaving_between_rounds_keeps_to_its_query_budget(timers: list[dict[str,
     assert room.owner_id == users[-1].pk  # passed on to the person seated longest each time
 
 
-def test_a_socket_finds_its_seat_in_one_query(timers: list[dict[str, Any]]) -> None:
+def test_a_socket_finds_its_seat_in_one_query(quiet_table: None) -> None:
     rules = fast_rules(name="Seat", deal_interval_ms=0, reveal_interval_ms=0)
     users = [make_player(f"s{i}") for i in range(3)]
     room = room_create(owner=users[0], name="T", base_score=1, seats=4, rules=rules)

@@ -23,7 +23,7 @@ import pytest
 
 from accounts.models import Entry, Transaction, TransactionKind, User
 from accounts.selectors import ledger_audit, wallet_balance
-from games import table_services, tasks
+from games import table_services
 from games.models import Round, RoundPlayer
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
@@ -72,7 +72,6 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
     c = Clock(now=1_700_000_000.0)
     monkeypatch.setattr(table_services, "_now", lambda: c.now)
     monkeypatch.setattr(table_services, "_send", lambda table_id, message: None)
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kwargs: None)
     shuffler = Shuffler(SEED)
     monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: shuffler)
     yield c

@@ -23,10 +23,10 @@ _names = count(1)
 
 @pytest.fixture(autouse=True)
 def no_table_timers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seating a player schedules the table's Ready timer on commit: keep it out of the broker."""
+    """Seating a player beside a bot schedules its action on commit: keep it out of the
+    broker."""
     from games import tasks
 
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kwargs: None)
     monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kwargs: None)
 
 

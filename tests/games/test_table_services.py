@@ -1,9 +1,11 @@
-"""The table services: a round through the database, the ledger, on-commit events and timers.
+"""The table services: a round through the database, the ledger, on-commit events and the
+deadlines the timers read.
 
-Transactional tests, so that ``on_commit`` fires: events go to ``_send`` (recorded here) and
-timers to ``games.tasks.table_timeout.apply_async`` (recorded, never run). The clock is
-``table_services._now``, set an hour in the past so that stored deadlines are overdue for the
-sweeper; the shuffle is seeded so that every run plays the same hands.
+Transactional tests, so that ``on_commit`` fires: events go to ``_send`` (recorded here). The
+table row is the timer (``games.timers`` polls its deadline): its deadline is checked here, and
+timeouts are asked for by hand. The clock is ``table_services._now``, set an hour in the past
+so that stored deadlines are overdue for the sweeper; the shuffle is seeded so that every run
+plays the same hands.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from django.test import override_settings
 from accounts.models import Account, AccountKind, Transaction, TransactionKind, User
 from accounts.selectors import wallet_balance
 from accounts.services import user_signup
-from games import table_services, tasks
+from games import selectors, table_services, tasks
 from games.models import Round, RoundPlayer, RuleConfiguration, Table, TableEvent
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards, parse_cards
@@ -42,7 +44,6 @@ SEED = 7
 class World:
     clock: float
     sent: list[dict[str, Any]] = field(default_factory=list)
-    scheduled: list[dict[str, Any]] = field(default_factory=list)
 
 
 @pytest.fixture
@@ -50,9 +51,6 @@ def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     w = World(clock=time.time() - 3600)
     monkeypatch.setattr(table_services, "_now", lambda: w.clock)
     monkeypatch.setattr(table_services, "_send", lambda table_id, message: w.sent.append(message))
-    monkeypatch.setattr(
-        tasks.table_timeout, "apply_async", lambda **kwargs: w.scheduled.append(kwargs)
-    )
     rng = random.Random(SEED)
     monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
     yield w
@@ -147,10 +145,13 @@ def test_a_full_round_deals_settles_once_and_reveals_the_deck(
     assert round_.config == state_of(room).config.to_dict()
     assert round_.config["base_score"] == 10
     assert RoundPlayer.objects.filter(round=round_).count() == 2
-    # The deal's timer was scheduled on commit, for the dealing phase and its deadline.
-    last = world.scheduled[-1]
-    assert last["args"] == (table.pk, table.version, "dealing", state_of(room).deadline)
-    assert 0 < last["countdown"] <= 60
+    # The deal's deadline is the row's: what the timers' poll finds, with the state's float.
+    deadline = state_of(room).deadline
+    assert deadline is not None and table.deadline.timestamp() == pytest.approx(deadline)
+    assert selectors.table_deadlines_before(until=deadline, limit=10) == [
+        (table.pk, table.version, "dealing", deadline)
+    ]
+    assert selectors.table_deadlines_before(until=deadline - 0.01, limit=10) == []
 
     to_arranging(world, room, players)
     submit_best(room, alice)
@@ -265,7 +266,7 @@ def test_a_fouled_submission_is_refused_and_changes_nothing(
     assert seat is not None and seat.hand is not None
     best = best_arrangement(seat.hand, state.config)
     table = Table.objects.get(room=room)
-    events, scheduled, sent = TableEvent.objects.count(), len(world.scheduled), len(world.sent)
+    events, sent = TableEvent.objects.count(), len(world.sent)
 
     with pytest.raises(TableError) as refused:
         table_services.table_submit(
@@ -281,9 +282,13 @@ def test_a_fouled_submission_is_refused_and_changes_nothing(
         table_services.table_submit(user=alice, room=room, front=["ZZ"], middle=[], back=[])
     assert bad.value.code == "bad_cards"
     after = Table.objects.get(room=room)
-    assert (after.state, after.version) == (table.state, table.version)
+    assert (after.state, after.version, after.deadline) == (
+        table.state,
+        table.version,
+        table.deadline,
+    )
     assert TableEvent.objects.count() == events
-    assert (len(world.scheduled), len(world.sent)) == (scheduled, sent)
+    assert len(world.sent) == sent
 
 
 def test_stale_and_early_timeouts_do_nothing(
@@ -300,13 +305,15 @@ def test_stale_and_early_timeouts_do_nothing(
     assert TableEvent.objects.count() == events
 
     world.clock = state.arrange_deadline - 5
-    scheduled = len(world.scheduled)
     table_services.table_timeout(table_id=table.pk, version=state.version, phase="arranging")
     assert TableEvent.objects.count() == events
-    # An early task is scheduled again for the stored deadline.
-    assert world.scheduled[scheduled:] == [
-        {"args": (table.pk, state.version, "arranging", state.deadline), "countdown": 5.0}
-    ]
+    # An early timeout leaves the deadline where it was, for the poller to ask again.
+    after = Table.objects.get(pk=table.pk)
+    assert (after.version, after.phase, after.deadline) == (
+        table.version,
+        table.phase,
+        table.deadline,
+    )
     assert table_services.table_timeout(table_id=0, version=1, phase="waiting") is None
 
 
@@ -316,14 +323,16 @@ def test_one_timer_per_phase_deadline_holds_across_the_commands_in_between(
     alice, bob = players
     start_round(room, players)
     state = to_arranging(world, room, players)
-    timers = [t["args"] for t in world.scheduled if t["args"][2] == "arranging"]
-    assert len(timers) == 1  # set once, when the phase began
+    assert state.arrange_deadline is not None
+    timers = selectors.table_deadlines_before(until=state.arrange_deadline, limit=10)
+    assert len(timers) == 1  # the row's deadline, set when the phase began
     table_id, version, phase, deadline = timers[0]
-    assert deadline == state.arrange_deadline
+    assert (phase, deadline) == ("arranging", state.arrange_deadline)
 
-    submit_best(room, alice)  # a new version, the same deadline: no new timer
-    assert [t["args"] for t in world.scheduled if t["args"][2] == "arranging"] == timers
-    assert state_of(room).version > version
+    submit_best(room, alice)  # a new version, the same deadline
+    (moved,) = selectors.table_deadlines_before(until=deadline, limit=10)
+    assert moved[0] == table_id and moved[2:] == (phase, deadline)
+    assert moved[1] == state_of(room).version > version
 
     events = TableEvent.objects.count()
     world.clock = deadline + 1

@@ -75,11 +75,10 @@ def room_state(room: Room) -> dict[str, Any]:
 
 @pytest.fixture(autouse=True)
 def no_table_timers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seats are taken at the room's table too, which schedules its Ready timer (and any bot's
-    action) on commit: keep those tasks out of the shared broker."""
+    """Seats are taken at the room's table too, which schedules any bot's action on commit:
+    keep those tasks out of the shared broker."""
     from games import tasks
 
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda **kwargs: None)
     monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kwargs: None)
 
 

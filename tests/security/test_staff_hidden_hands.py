@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from accounts.groups import RULES_ADMIN, SUPPORT
 from accounts.models import User
-from games import table_services, tasks
+from games import table_services
 from games.models import Round, RoundPlayer
 from games.table.state import Phase
 from lobby.models import Room
@@ -202,7 +202,6 @@ def test_no_staff_member_reads_a_hand_before_the_settlement(
 ) -> None:
     # The round is driven here, through the services; the platform only serves the pages.
     monkeypatch.setattr(table_services, "_send", lambda *args, **kwargs: None)
-    monkeypatch.setattr(tasks.table_timeout, "apply_async", lambda *args, **kwargs: None)
     rules = fast_rules(name="Hidden hands", special_choice_seconds=3600, arrange_seconds=3600)
     alice, bob = make_player("hhalice"), make_player("hhbob")
     room = open_table([alice, bob], rules=rules)
