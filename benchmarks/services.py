@@ -12,8 +12,8 @@ test" rules, four players play rounds by calling the services directly — every
 Ready, then submits the engine's best arrangement (computed outside the measured time) — and
 the script prints the CPU-ms per settled round of this process and of its PostgreSQL backend,
 and the statements per round (BEGIN and COMMIT not counted). The commands publish to Redis
-(``BENCH_REDIS_URL``, by default redis://127.0.0.1:6379/15, flushed before and after) and
-schedule their timers as in production (the timers stay in that Redis: no worker runs them).
+(``BENCH_REDIS_URL``, by default redis://127.0.0.1:6379/15, flushed before and after) as in
+production; their deadlines are the table row's, which no poller reads here.
 """
 
 from __future__ import annotations

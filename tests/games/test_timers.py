@@ -256,3 +256,28 @@ def test_a_poll_interval_of_zero_runs_no_poller(no_thread: list[float]) -> None:
         step.start(parent=None)
     assert no_thread == [] and step.thread is None
     step.stop(parent=None)  # nothing to stop
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_plain_sql_of_postgresql_reads_the_deadlines_the_orm_reads(
+    clock: Clock, dealt: tuple[Room, list[User]]
+) -> None:
+    """The poller's query is plain SQL on PostgreSQL and the ORM elsewhere (SQLite, without
+    DATABASE_URL): both find the same rows, with the state's exact float."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("compares PostgreSQL's plain SQL with the ORM")
+    room, _players = dealt
+    deadline = state_of(room).deadline
+    assert deadline is not None
+    found = {
+        until: selectors.table_deadlines_before(until=until, limit=10)
+        for until in (deadline - 0.001, deadline, deadline + 60)
+    }
+    assert found[deadline - 0.001] == []
+    assert found[deadline] == found[deadline + 60] != []
+    assert found[deadline][0][3] == deadline
+    for until, rows in found.items():
+        orm = selectors._deadline_rows(until=until, limit=10)
+        assert [(*row[:3], float(row[3])) for row in orm] == rows
