@@ -109,12 +109,14 @@ def test_redis_restarted_while_arranging_the_round_settles_once(
     assert all(not c.stats.errors and not c.stats.timeouts for c in clients)
 
 
-def test_worker_killed_mid_round_the_sweeper_settles_it_once(live_platform: LivePlatform) -> None:
+def test_worker_killed_mid_round_the_restarted_worker_settles_it_once(
+    live_platform: LivePlatform,
+) -> None:
     players, rules = players_and_rules("worker", arrange_seconds=2, special_choice_seconds=1)
 
     async def kill_worker(clients: list[TableClient]) -> None:
-        # Nobody acts: the arrange deadline passes while no worker runs; its task died with
-        # the worker (unacknowledged), so the restarted worker's sweeper must settle the round.
+        # Nobody acts: the arrange deadline passes while no worker runs. The deadline is the
+        # table row's: the restarted worker's poller (or its beat's sweeper) settles the round.
         live_platform.worker.kill()
         await asyncio.sleep(3)
         await asyncio.to_thread(live_platform.worker.start)
