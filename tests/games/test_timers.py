@@ -281,3 +281,35 @@ def test_the_plain_sql_of_postgresql_reads_the_deadlines_the_orm_reads(
     for until, rows in found.items():
         orm = selectors._deadline_rows(until=until, limit=10)
         assert [(*row[:3], float(row[3])) for row in orm] == rows
+
+
+def test_the_poll_interval_setting_is_checked_when_the_settings_load() -> None:
+    """``TABLE_DEADLINE_POLL_MS``: 0 (off) or 10 to 10,000; anything else stops the start."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import importlib, os, sys\n"
+        "from django.core.exceptions import ImproperlyConfigured\n"
+        "import shisanshui.settings.base as base\n"
+        "for value in sys.argv[1:]:\n"
+        "    os.environ['TABLE_DEADLINE_POLL_MS'] = value\n"
+        "    try:\n"
+        "        print(value, importlib.reload(base).TABLE_DEADLINE_POLL_MS)\n"
+        "    except ImproperlyConfigured as error:\n"
+        "        print(value, 'refused:', error)\n"
+    )
+    values = ["0", "10", "200", "10000", "5", "10001", "-1", "fast"]
+    done = subprocess.run(
+        [sys.executable, "-c", script, *values],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if k != "TABLE_DEADLINE_POLL_MS"},
+        check=True,
+    )
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert [lines[v] for v in values[:4]] == ["0", "10", "200", "10000"]
+    for value in values[4:]:
+        assert lines[value].startswith("refused:"), lines[value]
