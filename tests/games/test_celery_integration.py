@@ -250,6 +250,16 @@ def test_a_round_nobody_plays_times_out_and_settles(celery: Celery) -> None:
     assert state_of(room).phase is Phase.SETTLED
 
 
+def press_ready_and_wait_for_the_play(players: list[User], room: Room) -> None:
+    """Everyone presses Ready; the round's play begins (dealt by the worker when paced)."""
+    press_ready(players, room)
+    wait_until(
+        "the arrange phase",
+        lambda: state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING),
+        seconds=15,
+    )
+
+
 def test_a_killed_worker_is_replaced_and_the_round_settles_once(
     celery: Celery,
 ) -> None:
@@ -259,13 +269,7 @@ def test_a_killed_worker_is_replaced_and_the_round_settles_once(
     before = {u.pk: wallet_balance(user=u) for u in players}
     first = celery.start_worker()
 
-    press_ready(players, room)
-    playing = wait_until(
-        "the arrange phase",
-        lambda: state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING),
-        seconds=15,
-    )
-    assert playing
+    press_ready_and_wait_for_the_play(players, room)
     first.kill()  # mid-round, the arrange deadline still to come
     state = state_of(room)
     assert state.phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING), state.phase
@@ -299,13 +303,7 @@ def test_without_a_poller_the_sweeper_settles_an_overdue_round(celery: Celery) -
     before = {u.pk: wallet_balance(user=u) for u in players}
     worker = celery.start_worker(poll_ms=0)
 
-    press_ready(players, room)
-    playing = wait_until(
-        "the arrange phase",
-        lambda: state_of(room).phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING),
-        seconds=15,
-    )
-    assert playing
+    press_ready_and_wait_for_the_play(players, room)
     arrange_deadline = state_of(room).arrange_deadline
     assert arrange_deadline is not None
     time.sleep(max(0.0, arrange_deadline + 1.0 - time.time()))

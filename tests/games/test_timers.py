@@ -54,32 +54,34 @@ def dealt(clock: Clock) -> tuple[Room, list[User]]:
     return room, players
 
 
+@pytest.fixture
+def poller(clock: Clock) -> timers.DeadlinePoller:
+    return timers.DeadlinePoller(interval=INTERVAL, clock=clock)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_deadline_is_not_asked_for_before_it_passes_and_the_poller_sleeps_until_it(
-    clock: Clock, dealt: tuple[Room, list[User]]
+    clock: Clock, dealt: tuple[Room, list[User]], poller: timers.DeadlinePoller
 ) -> None:
-    room, _players = dealt
-    state = state_of(room)
+    state = state_of(dealt[0])
     assert state.deadline is not None
-    poller = timers.DeadlinePoller(interval=INTERVAL, clock=clock)
 
     clock.now = state.deadline - 5  # beyond the next poll: a whole interval's sleep
     assert poller.poll_once() == INTERVAL
     clock.now = state.deadline - 0.05  # within it: sleep until the deadline, not longer
     assert poller.poll_once() == pytest.approx(0.05)
-    assert state_of(room).version == state.version  # nothing was asked
+    assert state_of(dealt[0]).version == state.version  # nothing was asked
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_passed_deadline_is_asked_for_once_and_the_table_moves_on(
-    clock: Clock, dealt: tuple[Room, list[User]]
+    clock: Clock, dealt: tuple[Room, list[User]], poller: timers.DeadlinePoller
 ) -> None:
-    room, _players = dealt
-    state = state_of(room)
-    assert state.deadline is not None
-    poller = timers.DeadlinePoller(interval=INTERVAL, clock=clock)
+    room = dealt[0]
+    deadline = state_of(room).deadline
+    assert deadline is not None
 
-    clock.now = state.deadline + 0.001
+    clock.now = deadline + 0.001
     poller.poll_once()
 
     after = state_of(room)
@@ -94,11 +96,10 @@ def test_a_passed_deadline_is_asked_for_once_and_the_table_moves_on(
 
 @pytest.mark.django_db(transaction=True)
 def test_the_round_is_played_to_its_settlement_by_the_poller_alone(
-    clock: Clock, dealt: tuple[Room, list[User]]
+    clock: Clock, dealt: tuple[Room, list[User]], poller: timers.DeadlinePoller
 ) -> None:
     """Nobody acts: every phase ends at its deadline, and the round settles once."""
     room, _players = dealt
-    poller = timers.DeadlinePoller(interval=INTERVAL, clock=clock)
     for _ in range(10):
         state = state_of(room)
         if state.phase is Phase.SETTLED:
