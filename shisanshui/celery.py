@@ -20,8 +20,12 @@ app.autodiscover_tasks()
 
 
 class TableDeadlines(bootsteps.StartStopStep):
-    """The worker's deadline poller: started once Django is set up, stopped (and its thread
-    joined) when the worker stops; ``TABLE_DEADLINE_POLL_MS = 0`` leaves it off."""
+    """The worker's deadline poller: started once Django is set up and the pool is up (a
+    prefork pool's children are forked before the poller's thread and its connection exist),
+    stopped (and its thread joined) when the worker stops; ``TABLE_DEADLINE_POLL_MS = 0``
+    leaves it off."""
+
+    requires = ("celery.worker.components:Pool",)
 
     def __init__(self, parent: Any, **kwargs: Any) -> None:
         super().__init__(parent, **kwargs)

@@ -112,15 +112,16 @@ class Celery:
     workers: list[Worker] = field(default_factory=list)
     directory: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="celery-it-")))
 
-    def start_worker(self, *, poll_ms: int | None = None) -> Worker:
-        """A worker on the private queue; ``poll_ms=0`` without its deadline poller."""
+    def start_worker(self, *, poll_ms: int | None = None, pool: str = "solo") -> Worker:
+        """A worker on the private queue (``pool``: solo, threads or prefork, one of each
+        process or thread); ``poll_ms=0`` without its deadline poller."""
         log = self.directory / f"worker-{len(self.workers)}.log"
         command = [
             str(CELERY),
             "-A",
             "tests.games.celery_worker_app",
             "worker",
-            "--pool=solo",
+            f"--pool={pool}",
             "--concurrency=1",
             "-Q",
             self.queue,
@@ -228,12 +229,15 @@ def assert_settled_once(room: Room, players: list[User], before: dict[int, int])
     return round_
 
 
-def test_a_round_nobody_plays_times_out_and_settles(celery: Celery) -> None:
+@pytest.mark.parametrize("pool", ["solo", "threads", "prefork"])
+def test_a_round_nobody_plays_times_out_and_settles(celery: Celery, pool: str) -> None:
+    """Whatever the worker's pool (solo in these tests, threads in ``make run`` and the
+    deployment docs, prefork by Celery's default), its poller plays every deadline."""
     rules = fast_rules()
-    players = two_players("idle")
+    players = two_players(f"idle{pool[:2]}")
     room = open_table(players, rules=rules)
     before = {u.pk: wallet_balance(user=u) for u in players}
-    celery.start_worker()
+    celery.start_worker(pool=pool)
 
     started = time.monotonic()
     press_ready(players, room)
