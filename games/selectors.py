@@ -166,24 +166,29 @@ def table_deadlines_before(*, until: float, limit: int) -> list[tuple[int, int, 
     several times a second by every worker's poller (``games.timers``), so plain SQL on
     PostgreSQL (the ORM's query building cost more than the query). The deadline is the
     state's own float (``state.deadline``), the value a timeout must name to hold across the
-    phase's commands (``table_services.table_timeout``)."""
+    phase's commands (``table_services.table_timeout``).
+
+    The column holds the float rounded to the microsecond as the services wrote it
+    (``datetime.fromtimestamp``); ``until`` is rounded the same way for the index, and the
+    exact floats decide at the edge."""
+    bound = datetime.fromtimestamp(until, tz=UTC)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(_DEADLINES_SQL, [until, limit])
+            cursor.execute(_DEADLINES_SQL, [bound, limit])
             rows = cursor.fetchall()
     else:
-        rows = _deadline_rows(until=until, limit=limit)
+        rows = _deadline_rows(bound=bound, limit=limit)
     return [
         (pk, version, phase, float(deadline))
         for pk, version, phase, deadline in rows
-        if isinstance(deadline, (int, float))
+        if isinstance(deadline, (int, float)) and deadline <= until
     ]
 
 
-def _deadline_rows(*, until: float, limit: int) -> list[tuple[Any, ...]]:
+def _deadline_rows(*, bound: datetime, limit: int) -> list[tuple[Any, ...]]:
     """:func:`table_deadlines_before`'s rows through the ORM (any database)."""
     return list(
-        Table.objects.filter(deadline__lte=datetime.fromtimestamp(until, tz=UTC))
+        Table.objects.filter(deadline__lte=bound)
         .order_by("deadline")
         .values_list("pk", "version", "phase", "state__deadline")[:limit]
     )
@@ -191,6 +196,5 @@ def _deadline_rows(*, until: float, limit: int) -> list[tuple[Any, ...]]:
 
 _DEADLINES_SQL = (
     "SELECT id, version, phase, (state ->> 'deadline')::float8"
-    f" FROM {Table._meta.db_table} WHERE deadline <= to_timestamp(%s)"
-    " ORDER BY deadline LIMIT %s"
+    f" FROM {Table._meta.db_table} WHERE deadline <= %s ORDER BY deadline LIMIT %s"
 )
