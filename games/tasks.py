@@ -20,14 +20,12 @@ nudges bot players whose task was lost (``games.bots.bots_nudge``).
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+import time
 from typing import Any
 
 from celery import shared_task
-from django.utils import timezone
 
-from games import bots, duplicate, standings, table_services
-from games.models import Table
+from games import bots, duplicate, selectors, standings, table_services
 from games.table.state import TableState
 
 logger = logging.getLogger(__name__)
@@ -48,16 +46,16 @@ def bot_act(table_id: int, user_id: int, version: int) -> None:
 
 @shared_task(name="games.tasks.sweep_deadlines", ignore_result=True)
 def sweep_deadlines() -> int:
-    """Ask the timeout of every overdue table (oldest first); returns how many were asked."""
-    cutoff = timezone.now() - timedelta(seconds=SWEEP_GRACE_SECONDS)
-    overdue = list(
-        Table.objects.filter(deadline__lte=cutoff)
-        .order_by("deadline")
-        .values_list("pk", "version", "phase")[:SWEEP_BATCH]
+    """Ask the timeout of every overdue table (oldest first), as the pollers would; returns
+    how many were asked."""
+    overdue = selectors.table_deadlines_before(
+        until=time.time() - SWEEP_GRACE_SECONDS, limit=SWEEP_BATCH
     )
-    for table_id, version, phase in overdue:
+    for table_id, version, phase, deadline in overdue:
         try:
-            table_services.table_timeout(table_id=table_id, version=version, phase=phase)
+            table_services.table_timeout(
+                table_id=table_id, version=version, phase=phase, deadline=deadline
+            )
         except Exception:
             logger.exception("sweeping the deadline of table %s failed", table_id)
     try:

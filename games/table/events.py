@@ -134,11 +134,10 @@ class Transition:
 
     @property
     def timer(self) -> Timer | None:
-        """The timeout the new state needs, if any.
-
-        Any new event makes earlier timers stale (their version no longer matches), so after
-        every transition with events the service schedules this one, on commit.
-        """
+        """The timeout the new state needs, if any: what the workers' poller asks for once
+        the saved state's deadline has passed (``games.timers``). A timer holds only in its
+        phase, with its deadline or at its version: a command that moves the table on makes
+        it stale."""
         state = self.state
         if state.deadline is None:
             return None

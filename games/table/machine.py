@@ -3,8 +3,9 @@
 
 Pure and deterministic: no clock (``now`` is an argument, epoch seconds), no randomness (the
 service supplies the shuffled deck, its salt and the starting seat), no I/O, no Django. The
-service runs each command under the table's row lock: apply, save ``state.to_dict()``, and on
-commit send the events and schedule ``transition.timer``.
+service runs each command under the table's row lock: apply, save ``state.to_dict()`` (whose
+deadline, ``transition.timer``, the workers' poller reads from the row), and on commit send
+the events.
 
 Commands
 --------
