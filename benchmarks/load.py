@@ -459,6 +459,9 @@ class Result:
     # held too few samples or no round.
     steady_cpu_ms_per_round: dict[str, float] = field(default_factory=dict)
     steady_rounds: int = 0
+    # The connection storm: for every client, from the step's start (all connect at once) to
+    # its first welcome (the handshake, the seat, the table's snapshot).
+    welcome_ms: list[float] = field(default_factory=list)
 
     @property
     def rounds_per_minute(self) -> float:
@@ -490,6 +493,9 @@ class Result:
                 f"p99={percentile(self.steady_ms, 99):.1f} n={len(self.steady_ms)}",
                 f"reply_ms: p50={percentile(self.replies_ms, 50):.1f} "
                 f"p99={percentile(self.replies_ms, 99):.1f} n={len(self.replies_ms)}",
+                f"welcome_ms: p50={percentile(self.welcome_ms, 50):.1f} "
+                f"p99={percentile(self.welcome_ms, 99):.1f} "
+                f"max={max(self.welcome_ms, default=math.nan):.1f} n={len(self.welcome_ms)}",
                 f"errors: {self.error_count} {dict(self.errors)}",
                 f"benign_refusals: {sum(self.benign.values())} {dict(self.benign)}",
                 f"reconnects: {self.reconnects}",
@@ -516,6 +522,8 @@ class Result:
             "p99_ms": round(self.p(99), 2),
             "max_ms": round(max(self.latencies_ms, default=math.nan), 2),
             "p99_steady_ms": round(percentile(self.steady_ms, 99), 2),
+            "welcome_p50_ms": round(percentile(self.welcome_ms, 50), 2),
+            "welcome_p99_ms": round(percentile(self.welcome_ms, 99), 2),
             "steady_samples": len(self.steady_ms),
             "samples": len(self.latencies_ms),
             "errors": self.error_count,
@@ -654,6 +662,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         steal_percent=steal,
         steady_cpu_ms_per_round=steady_cpu,
         steady_rounds=steady_rounds,
+        welcome_ms=[1000 * (at - started) for at in welcomed if at is not None],
     )
 
 
