@@ -2,7 +2,8 @@
 
     python -m benchmarks.channel_layers --redis redis://127.0.0.1:6393/0 --messages 2000
 
-For each layer (``channels_redis.pubsub.RedisPubSubChannelLayer`` and
+For each layer (``channels_redis.pubsub.RedisPubSubChannelLayer``, the platform's
+``shisanshui.channel_layer.BatchedPubSubChannelLayer`` and
 ``channels_redis.core.RedisChannelLayer``) it adds ``--members`` channels to one group (one
 table's seats), then sends ``--messages`` messages to the group one after another and times
 each from ``group_send`` until every member has received it. Prints p50/p99 in milliseconds.
@@ -20,8 +21,13 @@ from channels_redis.core import RedisChannelLayer
 from channels_redis.pubsub import RedisPubSubChannelLayer
 
 from benchmarks.table_client import percentile
+from shisanshui.channel_layer import BatchedPubSubChannelLayer
 
-LAYERS: dict[str, Any] = {"pubsub": RedisPubSubChannelLayer, "core": RedisChannelLayer}
+LAYERS: dict[str, Any] = {
+    "pubsub": RedisPubSubChannelLayer,
+    "batched": BatchedPubSubChannelLayer,
+    "core": RedisChannelLayer,
+}
 
 
 async def measure(layer_class: Any, url: str, members: int, messages: int) -> list[float]:

@@ -9,12 +9,10 @@ are kept instead, and the consumer publishes them itself from its event loop wit
 alike). Everywhere else (Celery tasks, views, the lobby's own socket) :func:`publish` sends at
 once.
 
-On the Redis pub/sub layer (production's), :func:`apublish` sends a whole batch in one
-pipeline: one Redis round trip, and one turn of the layer's per-connection lock, for a
-command's messages to every group, in their order. This reaches into channels_redis's pub/sub
-layer (its group channel names, its shards); tests/shisanshui/test_publish.py checks the
-pipelined messages arrive through the layer as ``group_send``'s would, so an upgrade that
-changes those internals fails there. Any other layer gets ``group_send`` per message.
+On the Redis pub/sub layer (production's, ``shisanshui.channel_layer``), :func:`apublish`
+hands a whole batch to the layer at once: it goes out in one pipeline, with the batches of
+the other commands that finished while the previous pipeline was in flight, each group's
+messages in their order. Any other layer gets ``group_send`` per message.
 
 Like the on-commit hooks, a failure (Redis restarting) is logged and never undoes or hides the
 committed change: each message (or pipeline) is tried twice (the layer reconnects), and a
@@ -33,7 +31,6 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from channels_redis.pubsub import RedisPubSubChannelLayer
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +71,8 @@ async def apublish(messages: Sequence[Message]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    if isinstance(layer, RedisPubSubChannelLayer):
-        await _pipelined(layer, messages)
+    if hasattr(layer, "group_send_many"):  # shisanshui.channel_layer's
+        await _send_many(layer, list(messages))
         return
     by_group: dict[str, list[dict[str, Any]]] = {}
     for group, message in messages:
@@ -100,27 +97,13 @@ async def _send_all(layer: Any, group: str, queue: list[dict[str, Any]]) -> None
                     logger.info("publishing to %s again", group, exc_info=True)
 
 
-async def _pipelined(layer: RedisPubSubChannelLayer, messages: Sequence[Message]) -> None:
-    """PUBLISH every message as ``group_send`` would, one pipeline per shard (one with a single
-    Redis server), in order."""
-    loop_layer = layer._get_layer()
-    by_shard: dict[Any, list[tuple[str, bytes]]] = {}
-    for group, message in messages:
-        channel = loop_layer._get_group_channel_name(group)
-        shard = loop_layer._get_shard(channel)
-        by_shard.setdefault(shard, []).append((channel, layer.serialize(message)))
-    for shard, published in by_shard.items():
-        for attempt in (1, 2):
-            try:
-                async with shard._lock:
-                    shard._ensure_redis()
-                    pipeline = shard._redis.pipeline(transaction=False)
-                    for channel, data in published:
-                        pipeline.publish(channel, data)
-                    await pipeline.execute()
-                break
-            except Exception:
-                if attempt == 2:
-                    logger.warning("%d messages were lost", len(published))
-                else:
-                    logger.info("publishing %d messages again", len(published), exc_info=True)
+async def _send_many(layer: Any, messages: list[Message]) -> None:
+    for attempt in (1, 2):
+        try:
+            await layer.group_send_many(messages)
+            return
+        except Exception:
+            if attempt == 2:
+                logger.warning("%d messages were lost", len(messages))
+            else:
+                logger.info("publishing %d messages again", len(messages), exc_info=True)

@@ -232,7 +232,7 @@ REDIS_URL = env_str("REDIS_URL")
 # CHANNEL_LAYER=core selects channels-redis's list-based layer instead of its pub/sub one
 # (docs/load-and-faults.md compares them).
 CHANNEL_LAYER_BACKENDS = {
-    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+    "pubsub": "shisanshui.channel_layer.BatchedPubSubChannelLayer",
     "core": "channels_redis.core.RedisChannelLayer",
 }
 CHANNEL_LAYER = env_str("CHANNEL_LAYER", "pubsub")

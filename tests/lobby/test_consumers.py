@@ -112,7 +112,7 @@ async def test_the_channel_layer_is_redis_when_redis_url_is_set() -> None:
     if not os.environ.get("REDIS_URL"):
         pytest.skip("REDIS_URL is not set: the in-process layer is in use")
 
-    assert type(get_channel_layer()).__name__ == "RedisPubSubChannelLayer"
+    assert type(get_channel_layer()).__name__ == "BatchedPubSubChannelLayer"
 
 
 async def test_an_anonymous_socket_is_refused(rules: Any) -> None:

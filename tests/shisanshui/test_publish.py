@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 import redis.asyncio.client
-from channels_redis.pubsub import RedisPubSubChannelLayer
 
 from games import table_services
 from lobby.signals import lobby_user_group
 from shisanshui import publish
+from shisanshui.channel_layer import BatchedPubSubChannelLayer
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
@@ -96,10 +96,10 @@ def test_without_a_channel_layer_nothing_is_sent(monkeypatch: pytest.MonkeyPatch
 async def test_on_the_pub_sub_layer_a_batch_is_one_pipeline_received_as_group_sends(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The pipelined path reaches into channels_redis: its messages must arrive through the
-    layer exactly as group_send's, to every member of each group, in order."""
-    sender = RedisPubSubChannelLayer(hosts=[REDIS_URL], prefix=f"t{uuid.uuid4().hex}")
-    receiver = RedisPubSubChannelLayer(hosts=[REDIS_URL], prefix=sender._kwargs["prefix"])
+    """A batch is handed to the layer at once: its messages arrive as group_send's would, to
+    every member of each group, in order, in one pipeline."""
+    sender = BatchedPubSubChannelLayer(hosts=[REDIS_URL], prefix=f"t{uuid.uuid4().hex}")
+    receiver = BatchedPubSubChannelLayer(hosts=[REDIS_URL], prefix=sender._kwargs["prefix"])
     monkeypatch.setattr(publish, "get_channel_layer", lambda: sender)
     alice, everyone = "table.9.player.1", "table.9.public"
     channel_a, channel_b = await receiver.new_channel(), await receiver.new_channel()

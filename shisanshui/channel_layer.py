@@ -1,0 +1,173 @@
+"""The Redis pub/sub channel layer, its Redis commands batched per event loop.
+
+channels_redis's pub/sub layer sends every PUBLISH, SUBSCRIBE and UNSUBSCRIBE of a process
+under one ``asyncio.Lock`` per Redis server, a PUBLISH holding it for its whole round trip.
+Under load each turn of the lock waits for an iteration of a busy event loop: when 128
+players' table sockets connected to one process in the same second, their subscriptions
+(three each) took up to a second, and a command's broadcast waited behind them and behind
+every other command's PUBLISH (docs/load-and-faults.md, "Eighth pass").
+
+:class:`BatchedPubSubChannelLayer` is the same layer (same channel names, same wire format,
+interchangeable with the original on other processes) whose shard connections keep a queue
+instead of a lock, drained by one sender task per event loop and Redis server:
+
+- **publishes**: everything queued while a pipeline is in flight goes in the next pipeline,
+  in the order it was queued (a group's messages reach Redis in the order of the calls);
+  the pipeline runs on a connection of the shard's pool, never on the subscriptions';
+- **subscriptions**: the changes queued meanwhile become one UNSUBSCRIBE and one SUBSCRIBE
+  command with many channels, the last change of a channel deciding (a socket leaving a
+  group and another joining it in the same batch leave it subscribed, as the original's
+  order would).
+
+Each caller still waits for its own command to be sent, and a failure reaches every caller
+of its batch as the original's reached its one caller; a caller cancelled while waiting (its
+socket closed) does not take its messages back. tests/shisanshui/test_channel_layer.py runs
+it against a real Redis and against the original layer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from channels_redis.pubsub import (
+    RedisPubSubChannelLayer,
+    RedisPubSubLoopLayer,
+    RedisSingleShardConnection,
+)
+from channels_redis.utils import _wrap_close, decode_hosts
+
+logger = logging.getLogger(__name__)
+
+Waiting = list[tuple[Any, asyncio.Future[None]]]
+
+
+def _settle(waiting: Waiting, error: BaseException | None = None) -> None:
+    for _, done in waiting:
+        if not done.done():
+            if error is None:
+                done.set_result(None)
+            else:
+                done.set_exception(error)
+
+
+class _Batches:
+    """Items queued while a batch is being sent go together in the next one, in order; one
+    sender task at a time, started by the first item and ending when nothing waits."""
+
+    def __init__(self, send: Callable[[list[Any]], Awaitable[None]]) -> None:
+        self._send = send
+        self._waiting: Waiting = []
+        self._sender: asyncio.Future[None] | None = None
+
+    def put(self, item: Any) -> asyncio.Future[None]:
+        """Queue ``item`` now; the future is done when its batch was sent (or failed)."""
+        done = asyncio.get_running_loop().create_future()
+        self._waiting.append((item, done))
+        if self._sender is None:
+            self._sender = asyncio.ensure_future(self._drain())
+        return done
+
+    async def _drain(self) -> None:
+        taken: Waiting = []
+        try:
+            while self._waiting:
+                taken, self._waiting = self._waiting, []
+                try:
+                    await self._send([item for item, _ in taken])
+                except Exception as error:
+                    _settle(taken, error)
+                else:
+                    _settle(taken)
+                taken = []
+        finally:
+            self._sender = None
+            # Only when this task is cancelled (its loop closing): nobody waits for ever.
+            _settle([*taken, *self._waiting], ConnectionError("the channel layer closed"))
+            self._waiting = []
+
+
+class BatchedShardConnection(RedisSingleShardConnection):
+    """One Redis server's connections, its commands batched (see the module's text)."""
+
+    def __init__(self, host: Any, channel_layer: Any) -> None:
+        super().__init__(host, channel_layer)
+        self._publishes = _Batches(self._publish_batch)
+        self._changes = _Batches(self._change_batch)
+
+    async def publish(self, channel: str, message: bytes) -> None:
+        await self.queue_publish([(channel, message)])
+
+    def queue_publish(self, published: list[tuple[str, bytes]]) -> asyncio.Future[None]:
+        """Queue the PUBLISH of each (channel, data) now, in order; done when sent."""
+        return self._publishes.put(published)
+
+    async def _publish_batch(self, batch: list[list[tuple[str, bytes]]]) -> None:
+        self._ensure_redis()
+        pipeline = self._redis.pipeline(transaction=False)
+        for published in batch:
+            for channel, data in published:
+                pipeline.publish(channel, data)
+        await pipeline.execute()
+
+    async def subscribe(self, channel: str) -> None:
+        await self._changes.put((channel, True))
+
+    async def unsubscribe(self, channel: str) -> None:
+        await self._changes.put((channel, False))
+
+    async def _change_batch(self, batch: list[tuple[str, bool]]) -> None:
+        wanted = dict(batch)  # the last change of a channel decides
+        async with self._lock:  # flush() takes it too
+            drop = [c for c, w in wanted.items() if not w and c in self._subscribed_to]
+            add = [c for c, w in wanted.items() if w and c not in self._subscribed_to]
+            if drop or add:
+                self._ensure_redis()
+                self._ensure_receiver()
+            if drop:
+                await self._pubsub.unsubscribe(*drop)
+                self._subscribed_to.difference_update(drop)
+            if add:
+                await self._pubsub.subscribe(*add)
+                self._subscribed_to.update(add)
+
+
+class BatchedPubSubLoopLayer(RedisPubSubLoopLayer):
+    """The pub/sub layer of one event loop, on :class:`BatchedShardConnection` shards."""
+
+    def __init__(self, *args: Any, hosts: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, hosts=hosts, **kwargs)
+        self._shards = [BatchedShardConnection(host, self) for host in decode_hosts(hosts)]
+
+    async def group_send_many(self, messages: list[tuple[str, bytes]]) -> None:
+        """``group_send`` of each (group, serialized message), in order within each shard
+        (so within each group), one pipeline per shard."""
+        by_shard: dict[BatchedShardConnection, list[tuple[str, bytes]]] = {}
+        for group, data in messages:
+            channel = self._get_group_channel_name(group)
+            by_shard.setdefault(self._get_shard(channel), []).append((channel, data))
+        # Queued now, every shard's part before the first await: the order of the calls.
+        await asyncio.gather(*(s.queue_publish(p) for s, p in by_shard.items()))
+
+
+class BatchedPubSubChannelLayer(RedisPubSubChannelLayer):
+    """``channels_redis.pubsub.RedisPubSubChannelLayer`` with its commands batched."""
+
+    def _get_layer(self) -> BatchedPubSubLoopLayer:
+        loop = asyncio.get_running_loop()
+        try:
+            layer: BatchedPubSubLoopLayer = self._layers[loop]
+        except KeyError:
+            layer = BatchedPubSubLoopLayer(*self._args, **self._kwargs, channel_layer=self)
+            self._layers[loop] = layer
+            _wrap_close(self, loop)
+        return layer
+
+    async def group_send_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
+        """Send each (group, message) as ``group_send`` would: in order within each group,
+        in one pipeline with whatever else is waiting."""
+        await self._get_layer().group_send_many(
+            [(group, self.serialize(message)) for group, message in messages]
+        )
