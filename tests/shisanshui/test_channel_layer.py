@@ -8,9 +8,11 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+import pytest_asyncio
 import redis.asyncio.client
 from channels_redis.pubsub import RedisPubSubChannelLayer
 
@@ -25,12 +27,27 @@ pytestmark = [
 ]
 
 
-def _layers(receiver_class: Any = BatchedPubSubChannelLayer) -> tuple[Any, Any]:
-    prefix = f"t{uuid.uuid4().hex}"
-    return (
-        BatchedPubSubChannelLayer(hosts=[REDIS_URL], prefix=prefix),
-        receiver_class(hosts=[REDIS_URL], prefix=prefix),
-    )
+Layers = Callable[..., tuple[Any, Any]]
+
+
+@pytest_asyncio.fixture
+async def layers() -> AsyncIterator[Layers]:
+    """A factory of (sender, receiver) on one prefix; every layer is flushed at the end."""
+    made: list[Any] = []
+
+    def make(receiver_class: Any = BatchedPubSubChannelLayer) -> tuple[Any, Any]:
+        prefix = f"t{uuid.uuid4().hex}"
+        made.extend(
+            (
+                BatchedPubSubChannelLayer(hosts=[REDIS_URL], prefix=prefix),
+                receiver_class(hosts=[REDIS_URL], prefix=prefix),
+            )
+        )
+        return made[-2], made[-1]
+
+    yield make
+    for layer in made:
+        await layer.flush()
 
 
 def _count(monkeypatch: pytest.MonkeyPatch, cls: Any, name: str) -> list[Any]:
@@ -51,110 +68,92 @@ async def _receive(layer: Any, channel: str, n: int) -> list[Any]:
 
 
 async def test_sends_queued_during_a_pipeline_go_in_the_next_one_each_group_in_order(
-    monkeypatch: pytest.MonkeyPatch,
+    layers: Layers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sender, receiver = _layers(RedisPubSubChannelLayer)  # the original reads it
+    sender, receiver = layers(RedisPubSubChannelLayer)  # the original reads it
     channels = [await receiver.new_channel() for _ in range(3)]
     for i, channel in enumerate(channels):
         await receiver.group_add(f"g{i}", channel)
     executes = _count(monkeypatch, redis.asyncio.client.Pipeline, "execute")
-    try:
-        # 60 callers at once, each a message to one of three groups, some through group_send
-        await asyncio.gather(
-            *(
-                sender.group_send(f"g{n % 3}", {"type": "m", "n": n})
-                if n % 2
-                else sender.group_send_many([(f"g{n % 3}", {"type": "m", "n": n})])
-                for n in range(60)
-            )
+    # 60 callers at once, each a message to one of three groups, some through group_send
+    await asyncio.gather(
+        *(
+            sender.group_send(f"g{n % 3}", {"type": "m", "n": n})
+            if n % 2
+            else sender.group_send_many([(f"g{n % 3}", {"type": "m", "n": n})])
+            for n in range(60)
         )
-        for i, channel in enumerate(channels):
-            assert await _receive(receiver, channel, 20) == list(range(i, 60, 3))
-        assert sum(executes) == 60
-        assert len(executes) <= 2  # the first caller's pipeline, then everybody else's
-    finally:
-        await receiver.flush()
-        await sender.flush()
+    )
+    for i, channel in enumerate(channels):
+        assert await _receive(receiver, channel, 20) == list(range(i, 60, 3))
+    assert sum(executes) == 60
+    assert len(executes) <= 2  # the first caller's pipeline, then everybody else's
 
 
-async def test_a_batch_of_messages_keeps_its_order_across_groups_of_one_server() -> None:
-    sender, receiver = _layers()
+async def test_a_batch_of_messages_keeps_its_order_across_groups_of_one_server(
+    layers: Layers,
+) -> None:
+    sender, receiver = layers()
     channel = await receiver.new_channel()
     await receiver.group_add("a", channel)
     await receiver.group_add("b", channel)
-    try:
-        await sender.group_send_many([(g, {"type": "m", "n": n}) for n, g in enumerate("abab")])
-        assert await _receive(receiver, channel, 4) == [0, 1, 2, 3]
-    finally:
-        await receiver.flush()
-        await sender.flush()
+    await sender.group_send_many([(g, {"type": "m", "n": n}) for n, g in enumerate("abab")])
+    assert await _receive(receiver, channel, 4) == [0, 1, 2, 3]
 
 
 async def test_many_sockets_joining_at_once_subscribe_in_a_few_commands(
-    monkeypatch: pytest.MonkeyPatch,
+    layers: Layers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sender, receiver = _layers()
+    sender, receiver = layers()
     subscribes = _count(monkeypatch, redis.asyncio.client.PubSub, "subscribe")
-    try:
 
-        async def socket(n: int) -> str:
-            channel = await receiver.new_channel()
-            await receiver.group_add(f"table.{n % 10}", channel)
-            await receiver.group_add(f"table.{n % 10}.player.{n}", channel)
-            return channel
+    async def socket(n: int) -> str:
+        channel = await receiver.new_channel()
+        await receiver.group_add(f"table.{n % 10}", channel)
+        await receiver.group_add(f"table.{n % 10}.player.{n}", channel)
+        return channel
 
-        channels = await asyncio.gather(*(socket(n) for n in range(100)))
-        assert sum(len(args) for args in subscribes) == 100 + 10 + 100
-        assert len(subscribes) <= 6  # 300 changes, batched while one was in flight
-        await sender.group_send("table.3", {"type": "m", "n": 1})
-        await sender.group_send("table.3.player.13", {"type": "m", "n": 2})
-        assert await _receive(receiver, channels[13], 2) == [1, 2]
-        assert await _receive(receiver, channels[3], 1) == [1]
-    finally:
-        await receiver.flush()
-        await sender.flush()
+    channels = await asyncio.gather(*(socket(n) for n in range(100)))
+    assert sum(len(args) for args in subscribes) == 100 + 10 + 100
+    assert len(subscribes) <= 6  # 300 changes, batched while one was in flight
+    await sender.group_send("table.3", {"type": "m", "n": 1})
+    await sender.group_send("table.3.player.13", {"type": "m", "n": 2})
+    assert await _receive(receiver, channels[13], 2) == [1, 2]
+    assert await _receive(receiver, channels[3], 1) == [1]
 
 
-async def test_the_last_change_of_a_channel_in_a_batch_decides() -> None:
-    sender, receiver = _layers()
+async def test_the_last_change_of_a_channel_in_a_batch_decides(layers: Layers) -> None:
+    sender, receiver = layers()
     first, second = await receiver.new_channel(), await receiver.new_channel()
     await receiver.group_add("g", first)
-    try:
-        # The group's last member leaves while another joins, in the same batch: the process
-        # stays subscribed (the original's order: UNSUBSCRIBE, then SUBSCRIBE).
-        await asyncio.gather(receiver.group_discard("g", first), receiver.group_add("g", second))
-        await sender.group_send("g", {"type": "m", "n": 1})
-        assert await _receive(receiver, second, 1) == [1]
-        # And a leave after the join unsubscribes: nothing arrives any more.
-        await receiver.group_discard("g", second)
-        await sender.group_send("g", {"type": "m", "n": 2})
-        with pytest.raises(TimeoutError):
-            await asyncio.wait_for(receiver.receive(second), 0.5)
-        shard = receiver._get_layer()._shards[0]
-        assert receiver._get_layer()._get_group_channel_name("g") not in shard._subscribed_to
-    finally:
-        await receiver.flush()
-        await sender.flush()
+    # The group's last member leaves while another joins, in the same batch: the process
+    # stays subscribed (the original's order: UNSUBSCRIBE, then SUBSCRIBE).
+    await asyncio.gather(receiver.group_discard("g", first), receiver.group_add("g", second))
+    await sender.group_send("g", {"type": "m", "n": 1})
+    assert await _receive(receiver, second, 1) == [1]
+    # And a leave after the join unsubscribes: nothing arrives any more.
+    await receiver.group_discard("g", second)
+    await sender.group_send("g", {"type": "m", "n": 2})
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(receiver.receive(second), 0.5)
+    shard = receiver._get_layer()._shards[0]
+    assert receiver._get_layer()._get_group_channel_name("g") not in shard._subscribed_to
 
 
-async def test_a_cancelled_caller_still_sends_its_messages() -> None:
-    sender, receiver = _layers()
+async def test_a_cancelled_caller_still_sends_its_messages(layers: Layers) -> None:
+    sender, receiver = layers()
     channel = await receiver.new_channel()
     await receiver.group_add("g", channel)
-    try:
-        task = asyncio.ensure_future(sender.group_send("g", {"type": "m", "n": 1}))
-        await asyncio.sleep(0)  # queued, and its pipeline started
-        task.cancel()
-        assert await _receive(receiver, channel, 1) == [1]
-    finally:
-        await receiver.flush()
-        await sender.flush()
+    task = asyncio.ensure_future(sender.group_send("g", {"type": "m", "n": 1}))
+    await asyncio.sleep(0)  # queued, and its pipeline started
+    task.cancel()
+    assert await _receive(receiver, channel, 1) == [1]
 
 
 async def test_a_failed_pipeline_reaches_every_caller_of_its_batch_and_publish_retries_once(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    layers: Layers, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    sender, receiver = _layers()
+    sender, receiver = layers()
     channel = await receiver.new_channel()
     await receiver.group_add("g", channel)
     real = redis.asyncio.client.Pipeline.execute
@@ -168,37 +167,29 @@ async def test_a_failed_pipeline_reaches_every_caller_of_its_batch_and_publish_r
 
     monkeypatch.setattr(redis.asyncio.client.Pipeline, "execute", flaky)
     monkeypatch.setattr(publish, "get_channel_layer", lambda: sender)
-    try:
-        results = await asyncio.gather(
-            *(sender.group_send("g", {"type": "m", "n": n}) for n in range(3)),
-            return_exceptions=True,
-        )
-        assert all(isinstance(r, ConnectionError) for r in results)  # one batch, failed
-        # apublish: the first try fails, the second goes through
-        await publish.apublish([("g", {"type": "m", "n": 7})])
-        assert await _receive(receiver, channel, 1) == [7]
-        # both tries fail: logged as lost, nothing raised
-        failures[0] = 2
-        await publish.apublish([("g", {"type": "m", "n": 8}), ("g", {"type": "m", "n": 9})])
-        assert "2 messages were lost" in caplog.text
-    finally:
-        await receiver.flush()
-        await sender.flush()
+    results = await asyncio.gather(
+        *(sender.group_send("g", {"type": "m", "n": n}) for n in range(3)),
+        return_exceptions=True,
+    )
+    assert all(isinstance(r, ConnectionError) for r in results)  # one batch, failed
+    # apublish: the first try fails, the second goes through
+    await publish.apublish([("g", {"type": "m", "n": 7})])
+    assert await _receive(receiver, channel, 1) == [7]
+    # both tries fail: logged as lost, nothing raised
+    failures[0] = 2
+    await publish.apublish([("g", {"type": "m", "n": 8}), ("g", {"type": "m", "n": 9})])
+    assert "2 messages were lost" in caplog.text
 
 
-async def test_after_a_flush_the_layer_connects_again() -> None:
-    sender, receiver = _layers()
-    try:
-        channel = await receiver.new_channel()
-        await receiver.group_add("g", channel)
-        await sender.group_send("g", {"type": "m", "n": 1})
-        assert await _receive(receiver, channel, 1) == [1]
-        await receiver.flush()
-        await sender.flush()
-        channel = await receiver.new_channel()
-        await receiver.group_add("g", channel)
-        await sender.group_send("g", {"type": "m", "n": 2})
-        assert await _receive(receiver, channel, 1) == [2]
-    finally:
-        await receiver.flush()
-        await sender.flush()
+async def test_after_a_flush_the_layer_connects_again(layers: Layers) -> None:
+    sender, receiver = layers()
+    channel = await receiver.new_channel()
+    await receiver.group_add("g", channel)
+    await sender.group_send("g", {"type": "m", "n": 1})
+    assert await _receive(receiver, channel, 1) == [1]
+    await receiver.flush()
+    await sender.flush()
+    channel = await receiver.new_channel()
+    await receiver.group_add("g", channel)
+    await sender.group_send("g", {"type": "m", "n": 2})
+    assert await _receive(receiver, channel, 1) == [2]
