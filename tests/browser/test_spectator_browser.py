@@ -14,11 +14,13 @@ from tests.browser.table_flow import (
     PAGE,
     SERVER,
     Player,
+    answer_special,
     open_bot_room,
     open_lobby,
     play_hand,
     press_ready,
     sign_up,
+    wait_for_hand,
 )
 from tests.games.table_helpers import fast_rules
 from tests.live_server import LivePlatform
@@ -65,6 +67,11 @@ def test_a_spectator_watches_a_round_without_seeing_a_hand_before_the_reveal(
     lobby.close()
 
     press_ready(dan)
+    # Dealt a special hand, Dan is asked first; the round stays in special_choice until he
+    # answers (and would skip arranging altogether if he let the question time out).
+    wait_for_hand(dan)
+    if answer_special(dan):
+        assert eve.page.locator("#seats [data-card]").count() == 0
     expect(eve.testid("phase")).to_have_attribute("data-phase", "arranging", timeout=SERVER)
     # While hands are arranged the spectator sees no card face: no hand, no row.
     assert eve.page.locator("[data-testid=hand] [data-card]").count() == 0
