@@ -38,8 +38,39 @@ from channels_redis.pubsub import (
     RedisSingleShardConnection,
 )
 from channels_redis.utils import _wrap_close, decode_hosts
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
+
+# A command that meets a dead connection (Redis restarted, the connection dropped) is sent
+# again on a new one: 0.05 + 0.1 + 0.2 + 0.4 + 0.5 s of backoff, about as long as a restart.
+RETRIES = 5
+
+
+def redis_host(url: str, **options: Any) -> dict[str, Any]:
+    """A channel layer's ``hosts`` entry for ``url`` whose commands survive a dead connection.
+
+    Without it every connection of channels_redis's pools is made with redis-py's
+    ``Retry(NoBackoff(), 0)``: after a Redis restart each pooled connection fails its next
+    command once (a lost broadcast, a socket's receive loop ending and closing the socket),
+    however many connections the pool holds. A command is sent again only when its connection
+    failed before the answer came (an event could then, rarely, arrive twice: the table's
+    clients drop an event whose version they already have). The subscriptions survive too:
+    redis-py's ``PubSub`` subscribes again to its channels when it reconnects.
+
+    Only for this pub/sub layer: channels_redis's core layer keeps its groups in Redis, which
+    a restart empties, and a socket that kept running on a retried connection would never
+    hear its groups again; there the failure that closes the socket is the recovery."""
+    return {
+        "address": url,
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), RETRIES),
+        "retry_on_error": [RedisConnectionError, RedisTimeoutError],
+        **options,
+    }
+
 
 Waiting = list[tuple[Any, asyncio.Future[None]]]
 

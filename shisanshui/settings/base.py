@@ -9,6 +9,7 @@ from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from shisanshui.channel_layer import redis_host
 from shisanshui.logs import build_logging
 from shisanshui.settings.env import env_bool, env_int, env_list, env_str
 
@@ -252,7 +253,13 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": CHANNEL_LAYER_BACKENDS[CHANNEL_LAYER],
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # pub/sub: commands retried on a new connection after a dead one (a Redis restart;
+            # see redis_host). The core layer's groups live in Redis and a restart empties
+            # them: there a socket must fail on its dead connection, so that its client
+            # reconnects and joins its groups again.
+            "CONFIG": {
+                "hosts": [redis_host(REDIS_URL) if CHANNEL_LAYER == "pubsub" else REDIS_URL]
+            },
         },
     }
     CELERY_BROKER_URL = REDIS_URL

@@ -17,7 +17,7 @@ import redis.asyncio.client
 from channels_redis.pubsub import RedisPubSubChannelLayer
 
 from shisanshui import publish
-from shisanshui.channel_layer import BatchedPubSubChannelLayer
+from shisanshui.channel_layer import BatchedPubSubChannelLayer, redis_host
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
@@ -193,3 +193,39 @@ async def test_after_a_flush_the_layer_connects_again(layers: Layers) -> None:
     await receiver.group_add("g", channel)
     await sender.group_send("g", {"type": "m", "n": 2})
     assert await _receive(receiver, channel, 1) == [2]
+
+
+async def _kill_clients(name: str) -> int:
+    """Close, from the server's side, every connection named ``name`` (as a restart would)."""
+    admin = redis.asyncio.Redis.from_url(REDIS_URL)
+    try:
+        ids = [c["id"] for c in await admin.client_list() if c.get("name") == name]
+        for id_ in ids:
+            await admin.client_kill_filter(_id=id_)
+        return len(ids)
+    finally:
+        await admin.aclose()
+
+
+async def test_after_the_server_drops_every_connection_the_next_send_and_receive_work(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What a Redis restart does to a web process's pools: every connection, idle or
+    # subscribed, dead at once. Configured as the settings configure it, nothing is lost.
+    name = f"t{uuid.uuid4().hex[:12]}"
+    layer = BatchedPubSubChannelLayer(hosts=[redis_host(REDIS_URL, client_name=name)], prefix=name)
+    monkeypatch.setattr(publish, "get_channel_layer", lambda: layer)
+    try:
+        channel = await layer.new_channel()
+        await layer.group_add("g", channel)
+        for n in (1, 2):
+            await layer.group_send("g", {"type": "m", "n": n})
+        assert await _receive(layer, channel, 2) == [1, 2]
+        assert await _kill_clients(name) >= 1
+        await publish.apublish([("g", {"type": "m", "n": 3})])  # not retried by apublish
+        assert "again" not in caplog.text and "lost" not in caplog.text
+        assert await _receive(layer, channel, 1) == [3]
+        await layer.group_send("g", {"type": "m", "n": 4})
+        assert await _receive(layer, channel, 1) == [4]
+    finally:
+        await layer.flush()

@@ -10,6 +10,7 @@ import uuid
 from typing import Any
 
 import pytest
+import redis
 from django.db import connections
 
 from shisanshui import fastjson, sockets, warm
@@ -28,6 +29,27 @@ def test_the_redis_cache_reuses_one_client_per_pool(settings: Any) -> None:
     assert cache.get("key") == {"a": 1}
     cache.delete("key")
     assert cache.get("key") is None
+
+
+def test_the_redis_cache_survives_its_connections_dropped_by_the_server(settings: Any) -> None:
+    # What a Redis restart does to a web process's pool: its connections dead at once.
+    # (redis-py's synchronous pool checks a connection as it hands it out.)
+    if not settings.REDIS_URL:
+        pytest.skip("needs REDIS_URL (make test sets it)")
+    name = f"t{uuid.uuid4().hex[:12]}"
+    cache = RedisCache(
+        settings.REDIS_URL,
+        {"KEY_PREFIX": f"hot-path-test-{name}", "OPTIONS": {"client_name": name}},
+    )
+    cache.set("key", 1, 5)
+    admin = redis.Redis.from_url(settings.REDIS_URL)
+    ids = [c["id"] for c in admin.client_list() if c.get("name") == name]
+    assert ids
+    for id_ in ids:
+        admin.client_kill_filter(_id=id_)
+    admin.close()
+    assert cache.get("key") == 1
+    cache.delete("key")
 
 
 @pytest.mark.django_db
