@@ -31,6 +31,23 @@ def test_the_redis_cache_reuses_one_client_per_pool(settings: Any) -> None:
     assert cache.get("key") is None
 
 
+def test_every_consumer_context_shares_the_process_s_redis_cache_client(settings: Any) -> None:
+    # Django makes a cache backend per thread and per asyncio context (``caches`` is an
+    # asgiref Local: each WebSocket consumer gets its own; here, four): they must not each open
+    # a connection pool and a Redis connection.
+    if not settings.REDIS_URL:
+        pytest.skip("needs REDIS_URL (make test sets it)")
+    params = {"KEY_PREFIX": f"hot-path-test-{uuid.uuid4().hex}"}
+    backends = [RedisCache(settings.REDIS_URL, params) for _ in range(4)]
+    assert len({id(b) for b in backends}) == 4
+    assert len({id(b._cache) for b in backends}) == 1
+    for n, backend in enumerate(backends):
+        backend.set("shared-client-test", n, 5)
+        assert backends[0].get("shared-client-test") == n
+    other = RedisCache(settings.REDIS_URL, {"OPTIONS": {"client_name": "another"}})
+    assert other._cache is not backends[0]._cache  # other options: a client of its own
+
+
 def test_the_redis_cache_survives_its_connections_dropped_by_the_server(settings: Any) -> None:
     # What a Redis restart does to a web process's pool: its connections dead at once.
     # (redis-py's synchronous pool checks a connection as it hands it out.)
@@ -117,14 +134,22 @@ def test_fast_json_is_compact_keeps_text_and_reads_back() -> None:
 
 
 def test_daphne_builds_no_coloured_log_text_for_each_frame() -> None:
+    import txaio
     from autobahn.websocket import protocol
 
-    before = protocol.hltype, protocol.hlval
+    before = protocol.hltype, protocol.hlval, protocol.pformat
+    level = txaio.get_global_log_level()
     try:
         warm.plain_frame_log_text()
         assert protocol.hltype(test_daphne_builds_no_coloured_log_text_for_each_frame) == (
             "<test_daphne_builds_no_coloured_log_text_for_each_frame>"
         )
         assert protocol.hlval(42, color="white", bold=True) == "42"  # no escape codes
+        # A connection's settings are pretty-printed only for a debug log that is written.
+        txaio.set_global_log_level("info")
+        assert protocol.pformat([("autoPingInterval", 0, "Factory")]) == ""
+        txaio.set_global_log_level("debug")
+        assert protocol.pformat([("a", 1)]) == "[('a', 1)]"
     finally:
-        protocol.hltype, protocol.hlval = before
+        protocol.hltype, protocol.hlval, protocol.pformat = before
+        txaio.set_global_log_level(level)
