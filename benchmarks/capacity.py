@@ -4,6 +4,7 @@
     python -m benchmarks.capacity ramp --web 2        # human pace, 1, 2, 4 … tables
     python -m benchmarks.capacity all --web 2
     python -m benchmarks.capacity soak --web 2        # 10,000 rounds with faults, then the checks
+    python -m benchmarks.capacity sockets             # CPU per table socket, connect to close
 
 It starts a platform of its own — a private redis-server, ``--web`` daphne processes (behind
 HAProxy when more than one, deploy/haproxy.cfg.template) and one Celery worker with beat, on a
@@ -18,8 +19,12 @@ against it:
   median of the three runs;
 - **ramp**: ``--ramp --rounds 4 --think 0.5,3``: each bot waits 0.5–3 s before each action, as
   a (fast) person would; 1, 2, 4 … tables until p99 > 100 ms, then two steps halving the gap
-  (32 held, 64 did not: 48, then 40 or 56); prints the table and the largest table count that
-  held. Through the balancer when ``--web`` > 1;
+  (32 held, 64 did not: 48, then 40 or 56); the small steps play more rounds, so that each
+  times at least 400 samples (``--min-samples``); prints the table and the largest table
+  count that held. Through the balancer when ``--web`` > 1;
+- **sockets**: ``benchmarks.sockets`` (32 tables, 3 runs): every player's table socket
+  connects, says hello, gets its welcome and closes, four at a time; prints the CPU-ms per
+  socket of each process and the median of the runs;
 - **soak**: ``benchmarks.soak`` (``--rounds``, by default 10,000, at 8 tables, seed 1, the
   default fault rates) against the same platform, then its checks in the platform's database:
   every round settled once, coins conserved, no negative balance, every client's view equal
@@ -34,6 +39,7 @@ and every process is stopped at the end.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import statistics
@@ -226,13 +232,15 @@ def soak(platform: Any, rounds: int, tables: int, seed: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.capacity", description=__doc__)
-    parser.add_argument("what", choices=["bursts", "ramp", "all", "soak"])
+    parser.add_argument("what", choices=["bursts", "ramp", "all", "soak", "sockets"])
     parser.add_argument("--web", type=int, default=1, help="daphne processes (HAProxy if > 1)")
     parser.add_argument("--runs", type=int, default=3, help="burst runs (the median is kept)")
     parser.add_argument(
         "--rounds", type=int, help="rounds per burst run (52), or of the soak (10000)"
     )
-    parser.add_argument("--tables", type=int, default=8, help="the soak's tables of 4")
+    parser.add_argument(
+        "--tables", type=int, help="tables of 4: the soak's (8), the sockets' (32, at most 64)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="the seed of the soak's faults")
     parser.add_argument("--max-tables", type=int, default=256, help="the ramp's last step")
     parser.add_argument("--think", default="0.5,3", help="the ramp's think time, MIN,MAX s")
@@ -241,15 +249,23 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--web must be 1 to 8")
     if args.rounds is not None and args.rounds < 1:
         parser.error("--rounds must be at least 1")
-    if args.tables < 1:
-        parser.error("--tables must be at least 1")
+    most = 64 if args.what == "sockets" else 10_000
+    if args.tables is not None and not 1 <= args.tables <= most:
+        parser.error("--tables must be at least 1 (at most 64 for sockets)")
+    if args.what == "sockets" and not 1 <= args.runs <= 5:
+        parser.error("--runs must be 1 to 5 for sockets (the per-user budget of table connections)")
     url = database_url()
     fresh_database(url)
     platform = start_platform(url, args.web)
     try:
         print(f"platform: {platform.url} ({args.web} web process(es))", flush=True)
         if args.what == "soak":
-            return soak(platform, args.rounds or 10_000, args.tables, args.seed)
+            return soak(platform, args.rounds or 10_000, args.tables or 8, args.seed)
+        if args.what == "sockets":
+            from benchmarks.sockets import measure
+
+            asyncio.run(measure(platform.url, args.tables or 32, args.runs, concurrency=4))
+            return 0
         if args.what in ("bursts", "all"):
             bursts(platform.url, args.runs, args.rounds or 52)
         if args.what in ("ramp", "all"):

@@ -18,7 +18,10 @@ per settled round over the whole step, and over the steady window only
 (``cpu_ms_per_round_steady``: the rounds settled in it, so without the connections, welcomes
 and leaves, which a step of a few rounds pays once per player).
 ``--ramp`` runs 1, 2, 4, 8 … tables until p99 exceeds ``--target-ms`` (100), then
-``--refine`` (2) steps in between (32 held, 64 did not: 48, then 40 or 56).
+``--refine`` (2) steps in between (32 held, 64 did not: 48, then 40 or 56). Its small steps
+play more rounds than ``--rounds`` so that each times at least ``--min-samples`` (400)
+action → broadcast samples: at one table of four, 4 rounds give 96, whose 99th percentile is
+their maximum.
 
 Talks only to the given URL (loopback), and stops by itself: after the rounds or the duration,
 and in any case after ``--timeout`` seconds. docs/load-and-faults.md has the details and the
@@ -595,8 +598,10 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     me = psutil.Process()
     client_cpu = sum(me.cpu_times()[:2])
     started = time.monotonic()
+    rounds = step_rounds(args.rounds, tables, args.seats, args.min_samples)
+    timeout = args.timeout + 30 * ((rounds or 0) - (args.rounds or 0))
     outcomes = await asyncio.gather(
-        *(c.play(rounds=args.rounds, seconds=args.timeout, leave=True) for c in clients),
+        *(c.play(rounds=rounds, seconds=timeout, leave=True) for c in clients),
         return_exceptions=True,
     )
     seconds = time.monotonic() - started
@@ -757,6 +762,21 @@ def next_ramp_step(tried: list[tuple[int, bool]], first: int, last: int, refine:
     return step
 
 
+# A ramp's step times at least this many samples: with 4 rounds, one table of four gives 96,
+# and the 99th percentile of 96 samples is their maximum (one hiccup of the host ends a ramp).
+RAMP_MIN_SAMPLES = 400
+
+
+def step_rounds(rounds: int | None, tables: int, seats: int, min_samples: int) -> int | None:
+    """The rounds a step plays: ``rounds``, or more when they would time fewer than
+    ``min_samples`` action → broadcast samples (each seat's Ready and submit reach the
+    others: 2·s·(s-1) a round at a table of s seats). None with ``--duration``."""
+    if rounds is None:
+        return None
+    per_round = 2 * seats * (seats - 1) * tables
+    return max(rounds, -(-min_samples // per_round))
+
+
 def think_range(text: str) -> tuple[float, float]:
     try:
         low, high = (float(part) for part in text.split(","))
@@ -792,6 +812,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="after the first step over the target, this many steps halving the gap between "
         "the largest count that held and the smallest that did not (default 2)",
     )
+    parser.add_argument(
+        "--min-samples",
+        type=int,
+        help="play more rounds at a small step, so that it times at least this many "
+        "action → broadcast samples (each round of s seats gives 2·s·(s-1)); with --ramp by "
+        "default 400 (a p99 of fewer samples is nearly their maximum), otherwise 0",
+    )
     parser.add_argument("--timeout", type=float, help="hard limit per step, seconds")
     parser.add_argument("--prefix", help="player names' prefix (default: ld<time>)")
     parser.add_argument("--rules", type=int, help="rule configuration id (default: by name)")
@@ -826,6 +853,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--refine must be 0 or more")
     if args.rounds is None and args.duration is None:
         args.rounds = 3
+    if args.min_samples is None:
+        args.min_samples = RAMP_MIN_SAMPLES if args.ramp else 0
+    if args.min_samples < 0:
+        parser.error("--min-samples must be 0 or more")
     if args.timeout is None:
         args.timeout = (args.duration or 0) + 30 * (args.rounds or 1) + 60
     args.prefix = args.prefix or f"ld{int(time.time()) % 1_000_000}"

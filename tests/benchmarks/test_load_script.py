@@ -13,7 +13,14 @@ from collections import namedtuple
 import pytest
 from django.core.management import call_command
 
-from benchmarks.load import next_ramp_step, rounds_settled_between, steal_share, window_cpu
+from benchmarks.load import (
+    next_ramp_step,
+    parse_args,
+    rounds_settled_between,
+    steal_share,
+    step_rounds,
+    window_cpu,
+)
 from games.management.commands.load_test_rules import LOAD_TEST_RULES
 from games.models import RuleConfiguration
 from tests.games.table_helpers import default_rules, fast_rules
@@ -150,3 +157,62 @@ def test_the_ramp_tries_its_last_step_and_stops_when_one_table_fails() -> None:
     assert [t for t, _ in _ramp(1000, last=100)] == [1, 2, 4, 8, 16, 32, 64, 100]
     assert _ramp(0) == [(1, False)]
     assert next_ramp_step([], 5, 4, 2) is None
+
+
+def test_a_ramp_s_small_steps_play_rounds_enough_for_400_samples() -> None:
+    # A table of four: each round times 2 actions x 4 seats x 3 others = 24 samples.
+    assert [step_rounds(4, t, 4, 400) for t in (1, 2, 4, 8, 64)] == [17, 9, 5, 4, 4]
+    assert step_rounds(4, 1, 2, 400) == 100  # two seats: 4 samples a round
+    assert step_rounds(4, 1, 4, 0) == 4
+    assert step_rounds(None, 1, 4, 400) is None  # --duration decides
+    assert parse_args(["--ramp"]).min_samples == 400
+    assert parse_args(["--tables", "2"]).min_samples == 0
+    assert parse_args(["--ramp", "--min-samples", "0"]).min_samples == 0
+    with pytest.raises(SystemExit):
+        parse_args(["--min-samples", "-1"])
+
+
+def test_sockets_script_connects_every_seat_and_prints_its_cpu_per_socket(
+    live_platform: LivePlatform,
+) -> None:
+    rules = fast_rules(name="Sockets smoke", special_choice_seconds=30, arrange_seconds=30)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.sockets",
+            "--url",
+            live_platform.url,
+            "--tables",
+            "1",
+            "--runs",
+            "2",
+            "--rules-name",
+            rules.name,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    runs = re.findall(
+        r"^run (\d): 4 sockets in [\d.]+ s, cpu_ms_per_socket (.*)$", run.stdout, re.M
+    )
+    assert [n for n, _ in runs] == ["1", "2"]
+    for _, figures in runs:
+        cpu = {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", figures)}
+        assert cpu["daphne"] > 0 and cpu["redis"] >= 0
+        assert cpu["total"] == pytest.approx(sum(v for k, v in cpu.items() if k != "total"), 0.01)
+    assert re.search(r"^median of 2: cpu_ms_per_socket .*total=[\d.]+$", run.stdout, re.M)
+
+
+@pytest.mark.parametrize(
+    "argv", [["--tables", "0"], ["--tables", "65"], ["--runs", "6"], ["--concurrency", "0"]]
+)
+def test_sockets_script_refuses_bad_arguments(argv: list[str]) -> None:
+    from benchmarks import sockets
+
+    with pytest.raises(SystemExit) as exited:
+        sockets.main(["--url", "http://127.0.0.1:9", *argv])
+    assert exited.value.code == 2  # argparse's usage error, before any connection
