@@ -191,7 +191,8 @@ def ramp(url: str, max_tables: int, think: str) -> int:
             f"(steady p99={r['p99_steady_ms']:.1f}) errors={r['errors']} "
             f"cpu_ms_per_round={total:.1f} ({parts}; this script {r['client_cpu_percent']:.0f}%) "
             f"steady cpu_ms_per_round={steady:.1f} ({r.get('steady_rounds', 0)} rounds) "
-            f"steal={r.get('steal_percent', 0.0):.1f}%"
+            f"steal={r.get('steal_percent', 0.0):.1f}% "
+            f"host stall max={r.get('host_stalls', {}).get('max', float('nan')):.0f} ms"
         )
     largest = max(held, default=0)
     print(f"  largest table count with p99 < 100 ms and no error: {largest}")

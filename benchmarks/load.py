@@ -354,6 +354,46 @@ class PostgresBackends:
         self.connection.close()
 
 
+# An idle process on the same machine: sleeps 2 ms at a time and counts how much later than
+# asked it woke. At rest that is the host's own scheduling stalls (this VM: 20–50 ms a few
+# times a minute); under load, the platform's contention for the cores adds to it.
+STALL_PROBE = """
+import json, signal, sys, time
+stop = False
+def finish(*_):
+    global stop
+    stop = True
+signal.signal(signal.SIGTERM, finish)
+worst, over_50, over_100, last = 0.0, 0, 0, time.monotonic()
+while not stop:
+    time.sleep(0.002)
+    now = time.monotonic()
+    late = (now - last - 0.002) * 1000
+    last = now
+    worst = max(worst, late)
+    over_50 += late > 50
+    over_100 += late > 100
+print(json.dumps({"max": round(worst, 1), "over_50": over_50, "over_100": over_100}))
+"""
+
+
+class StallProbe:
+    """``STALL_PROBE`` in a process of its own for the length of a step."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", STALL_PROBE], stdout=subprocess.PIPE, text=True
+        )
+
+    def stop(self) -> dict[str, float]:
+        self.process.terminate()
+        out, _ = self.process.communicate(timeout=10)
+        try:
+            return {k: float(v) for k, v in json.loads(out).items()}
+        except ValueError:
+            return {}
+
+
 @dataclass
 class Usage:
     """Peak RSS and CPU time of the server's processes over a step. CPU is counted per
@@ -465,6 +505,9 @@ class Result:
     # The connection storm: for every client, from the step's start (all connect at once) to
     # its first welcome (the handshake, the seat, the table's snapshot).
     welcome_ms: list[float] = field(default_factory=list)
+    # How late an idle process on the machine woke from 2 ms sleeps during the step
+    # (StallProbe): the most in ms, and how many times by over 50 and over 100 ms.
+    host_stalls: dict[str, float] = field(default_factory=dict)
 
     @property
     def rounds_per_minute(self) -> float:
@@ -510,6 +553,10 @@ class Result:
                 f"cpu_ms_per_round_steady: {steady} "
                 f"total={sum(self.steady_cpu_ms_per_round.values()):.1f} "
                 f"rounds={self.steady_rounds}",
+                f"host_stall_ms: max={self.host_stalls.get('max', math.nan):.1f} "
+                f"over_50={self.host_stalls.get('over_50', 0):.0f} "
+                f"over_100={self.host_stalls.get('over_100', 0):.0f} "
+                "(an idle process's 2 ms sleeps, woken late)",
             ]
         )
 
@@ -540,6 +587,7 @@ class Result:
                 k: round(v, 2) for k, v in self.steady_cpu_ms_per_round.items()
             },
             "steady_rounds": self.steady_rounds,
+            "host_stalls": self.host_stalls,
         }
 
 
@@ -597,14 +645,18 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     machine = psutil.cpu_times()
     me = psutil.Process()
     client_cpu = sum(me.cpu_times()[:2])
-    started = time.monotonic()
     rounds = step_rounds(args.rounds, tables, args.seats, args.min_samples)
     timeout = args.timeout + 30 * ((rounds or 0) - (args.rounds or 0))
-    outcomes = await asyncio.gather(
-        *(c.play(rounds=rounds, seconds=timeout, leave=True) for c in clients),
-        return_exceptions=True,
-    )
-    seconds = time.monotonic() - started
+    probe = StallProbe()
+    started = time.monotonic()
+    try:
+        outcomes = await asyncio.gather(
+            *(c.play(rounds=rounds, seconds=timeout, leave=True) for c in clients),
+            return_exceptions=True,
+        )
+        seconds = time.monotonic() - started
+    finally:
+        host_stalls = probe.stop()
     system_cpu = psutil.cpu_percent()
     steal = steal_share(machine, psutil.cpu_times())
     client_cpu = sum(me.cpu_times()[:2]) - client_cpu
@@ -668,6 +720,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         steady_cpu_ms_per_round=steady_cpu,
         steady_rounds=steady_rounds,
         welcome_ms=[1000 * (at - started) for at in welcomed if at is not None],
+        host_stalls=host_stalls,
     )
 
 
@@ -682,7 +735,7 @@ def steal_share(before: Any, after: Any) -> float:
 RAMP_HEADER = (
     f"{'tables':>6} {'clients':>7} {'rounds':>6} {'rnd/min':>8} {'p50 ms':>7} {'p90 ms':>7} "
     f"{'p99 ms':>7} {'max ms':>7} {'p99 st':>7} {'errors':>6} {'rss MB':>7} {'cpu %':>6} "
-    f"{'steal %':>7}"
+    f"{'steal %':>7} {'stall':>6}"
 )
 
 
@@ -693,7 +746,7 @@ def ramp_row(r: Result) -> str:
         f"{max(r.latencies_ms, default=math.nan):>7.1f} {percentile(r.steady_ms, 99):>7.1f} "
         f"{r.error_count:>6} "
         f"{sum(r.rss_mb.values()):>7.0f} {sum(r.cpu_percent.values()):>6.0f} "
-        f"{r.steal_percent:>7.1f}"
+        f"{r.steal_percent:>7.1f} {r.host_stalls.get('max', math.nan):>6.0f}"
     )
 
 

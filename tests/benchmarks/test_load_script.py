@@ -8,12 +8,14 @@ import math
 import re
 import subprocess
 import sys
+import time
 from collections import namedtuple
 
 import pytest
 from django.core.management import call_command
 
 from benchmarks.load import (
+    StallProbe,
     next_ramp_step,
     parse_args,
     rounds_settled_between,
@@ -72,6 +74,8 @@ def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePla
     assert float(rss["daphne"]) > 0 and float(rss["celery"]) > 0
     steal = float(re.search(r"steal=([\d.]+)", figures["server_cpu_percent"]).group(1))
     assert 0 <= steal <= 100
+    stalls = dict(re.findall(r"(\w+)=([\d.]+)", figures["host_stall_ms"]))
+    assert float(stalls["max"]) >= 0 and int(stalls["over_50"]) >= int(stalls["over_100"]) >= 0
     # One round: the steady window (the last welcome to the first leave) holds it or not.
     steady_rounds = int(re.search(r"rounds=(\d+)", figures["cpu_ms_per_round_steady"]).group(1))
     assert steady_rounds in (0, 1)
@@ -157,6 +161,15 @@ def test_the_ramp_tries_its_last_step_and_stops_when_one_table_fails() -> None:
     assert [t for t, _ in _ramp(1000, last=100)] == [1, 2, 4, 8, 16, 32, 64, 100]
     assert _ramp(0) == [(1, False)]
     assert next_ramp_step([], 5, 4, 2) is None
+
+
+def test_the_stall_probe_reports_how_late_an_idle_process_woke() -> None:
+    probe = StallProbe()
+    time.sleep(1)
+    stalls = probe.stop()
+    assert set(stalls) == {"max", "over_50", "over_100"}
+    assert 0 <= stalls["max"] < 10_000 and stalls["over_50"] >= stalls["over_100"] >= 0
+    assert probe.process.returncode == 0
 
 
 def test_a_ramp_s_small_steps_play_rounds_enough_for_400_samples() -> None:
