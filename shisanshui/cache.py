@@ -17,6 +17,7 @@ lives as long as the process, as the database connections of the service threads
 from __future__ import annotations
 
 import threading
+from functools import cached_property
 from typing import Any
 
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
@@ -47,10 +48,10 @@ class RedisCache(DjangoRedisCache):
         super().__init__(server, params)
         self._class = RedisCacheClient
 
-    @property
+    @cached_property
     def _cache(self) -> RedisCacheClient:  # type: ignore[override]
         """The process's client for these servers and options (one pool for every thread
-        and every consumer's context)."""
+        and every consumer's context), looked up once per backend."""
         key = repr((self._servers, sorted(self._options.items())))
         client = _SHARED.get(key)
         if client is None:

@@ -29,33 +29,27 @@ from tests.games.table_helpers import default_rules, fast_rules
 from tests.live_server import ROOT, LivePlatform
 
 
-def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePlatform) -> None:
-    # Clocks long enough that no seat is auto-arranged on a busy machine; the bots act at once.
-    rules = fast_rules(name="Load smoke", special_choice_seconds=30, arrange_seconds=30)
+def run_module(module: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m module args`` from the project's root; it must exit 0 within 2 minutes."""
     run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.load",
-            "--url",
-            live_platform.url,
-            "--tables",
-            "1",
-            "--seats",
-            "2",
-            "--rounds",
-            "1",
-            "--rules-name",
-            rules.name,
-            "--timeout",
-            "60",
-        ],
+        [sys.executable, "-m", module, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+    return run
+
+
+def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePlatform) -> None:
+    # Clocks long enough that no seat is auto-arranged on a busy machine; the bots act at once.
+    rules = fast_rules(name="Load smoke", special_choice_seconds=30, arrange_seconds=30)
+    run = run_module(
+        "benchmarks.load",
+        *("--url", live_platform.url, "--tables", "1", "--seats", "2", "--rounds", "1"),
+        *("--rules-name", rules.name, "--timeout", "60"),
+    )
     figures = dict(re.findall(r"^(\w+): (.*)$", run.stdout, re.MULTILINE))
     assert int(figures["tables"]) == 1
     assert int(figures["clients"]) == 2
@@ -189,26 +183,10 @@ def test_sockets_script_connects_every_seat_and_prints_its_cpu_per_socket(
     live_platform: LivePlatform,
 ) -> None:
     rules = fast_rules(name="Sockets smoke", special_choice_seconds=30, arrange_seconds=30)
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.sockets",
-            "--url",
-            live_platform.url,
-            "--tables",
-            "1",
-            "--runs",
-            "2",
-            "--rules-name",
-            rules.name,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    run = run_module(
+        "benchmarks.sockets",
+        *("--url", live_platform.url, "--tables", "1", "--runs", "2", "--rules-name", rules.name),
     )
-    assert run.returncode == 0, run.stdout + run.stderr
     runs = re.findall(
         r"^run (\d): 4 sockets in [\d.]+ s, cpu_ms_per_socket (.*)$", run.stdout, re.M
     )
