@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from accounts.models import Transaction, TransactionKind
 from accounts.selectors import ledger_audit
 from games import selectors, table_services
-from games.models import Round, Table
+from games.models import Round, Table, TableEvent
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
 from games.table.state import Phase
@@ -248,3 +248,36 @@ def test_a_socket_finds_its_seat_in_one_query(quiet_table: None) -> None:
     assert table_services.table_seat_for(user=users[2], room_id=room.pk) is None
     assert table_services.table_seat_for(user=users[0], room_id=other.pk) is None
     assert table_services.table_seat_for(user=users[0], room_id=other.pk + 1000) is None
+
+
+def test_a_round_logs_every_event_once_in_order_with_its_audience(quiet_table: None) -> None:
+    """The events of each command are inserted by the command's one statement (as one JSON
+    text, however many): public ones with no audience, each hand to its own player's seat."""
+    room, users = four_seated("e", "Logged")
+    for user in users:
+        table_services.table_ready(user=user, room=room)
+    decline_specials(room, users)
+    rows = {u.pk: best_rows(room, u) for u in users}
+    for user in users:
+        table_services.table_submit(user=user, room=room, **rows[user.pk])
+    table = Table.objects.get()
+    assert state_of(room).phase is Phase.SETTLED
+
+    logged = list(
+        TableEvent.objects.filter(table=table)
+        .order_by("version")
+        .values_list("version", "type", "audience", "recipient", "payload")
+    )
+    versions = [row[0] for row in logged]
+    assert versions == list(range(versions[0], table.version + 1))
+    positions = {str(s.player): s.position for s in state_of(room).seats if s.player}
+    dealt = {p.user_id: p.cards for p in Round.objects.get().players.all()}
+    hands = [row for row in logged if row[1] == "hand"]
+    assert sorted(row[3] for row in hands) == sorted(str(u.pk) for u in users)
+    for _version, _type, audience, recipient, payload in hands:
+        assert audience == positions[recipient] == payload["position"]
+        assert " ".join(payload["cards"]) == dealt[int(recipient)]
+        assert payload["suggestions"]  # nested JSON kept whole
+    public = [row for row in logged if row[3] is None]
+    assert public and all(row[2] is None for row in public)
+    assert {"ready", "deal", "submitted", "settled"} <= {row[1] for row in public}
