@@ -280,6 +280,11 @@ def _balanced_ports(balancer: psutil.Process) -> list[int]:
     return ports
 
 
+def _is_daphne(cmd: list[str]) -> bool:
+    """A daphne process: ``daphne …``, or ``python -m shisanshui.web …`` (daphne on uvloop)."""
+    return any(c.endswith("daphne") for c in cmd[:2]) or cmd[1:3] == ["-m", "shisanshui.web"]
+
+
 def server_processes(urls: list[str], pids: list[int] | None) -> dict[str, list[psutil.Process]]:
     """The platform's processes: given pids, or found — each URL's listener (a daphne, or an
     HAProxy and the daphnes it balances over), the Celery processes and the redis-server of
@@ -301,7 +306,7 @@ def server_processes(urls: list[str], pids: list[int] | None) -> dict[str, list[
     candidates = list(psutil.process_iter(["pid", "cmdline"]))
     for proc in candidates:
         cmd = proc.info["cmdline"] or []
-        if any(c.endswith("daphne") for c in cmd[:2]) and any(str(p) in cmd for p in daphne_ports):
+        if _is_daphne(cmd) and any(str(p) in cmd for p in daphne_ports):
             groups["daphne"].append(proc)
             with contextlib.suppress(psutil.Error):
                 daphne_env = proc.environ()

@@ -129,7 +129,8 @@ def procfile_lines(*, host: str, port: int, var_dir: Path, redis_port: int | Non
     lines = redis_lines(var_dir=var_dir, redis_port=redis_port)
     concurrency = int_env("WORKER_CONCURRENCY", 4)
     lines += [
-        f"web: exec {q(str(BIN / 'daphne'))} -b {q(host)} -p {port} shisanshui.asgi:application",
+        f"web: exec {q(sys.executable)} -m shisanshui.web -b {q(host)} -p {port}"
+        " shisanshui.asgi:application",
         f"worker: exec {q(str(BIN / 'celery'))} -A shisanshui worker --pool threads"
         f" --concurrency {concurrency} --hostname shisanshui-{port}@%h"
         " --without-gossip --without-mingle --loglevel INFO",
@@ -229,8 +230,8 @@ def cluster_procfile_lines(
     concurrency = int_env("WORKER_CONCURRENCY", 4)
     lines = redis_lines(var_dir=var_dir, redis_port=redis_port)
     lines += [
-        f"web{n}: exec {q(str(BIN / 'daphne'))} -b 127.0.0.1 -p {port + n} --proxy-headers"
-        " --access-log /dev/null shisanshui.asgi:application"
+        f"web{n}: exec {q(sys.executable)} -m shisanshui.web -b 127.0.0.1 -p {port + n}"
+        " --proxy-headers --access-log /dev/null shisanshui.asgi:application"
         for n in range(1, web_processes + 1)
     ]
     lines += [

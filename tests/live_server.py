@@ -68,6 +68,22 @@ def _ephemeral_floor() -> int:
         return 0
 
 
+def web_command(port: int, *options: str) -> list[str]:
+    """A web process serving the platform on 127.0.0.1:``port``: daphne on uvloop
+    (``shisanshui.web``), with daphne's ``options``."""
+    return [
+        sys.executable,
+        "-m",
+        "shisanshui.web",
+        "-b",
+        "127.0.0.1",
+        "-p",
+        str(port),
+        *options,
+        "shisanshui.asgi:application",
+    ]
+
+
 def free_port() -> int:
     """A port of 127.0.0.1 nothing listens on, outside the ephemeral range when it can."""
     top = _ephemeral_floor()
@@ -266,14 +282,7 @@ class LivePlatform:
         )
         self.web = Process(
             "web",
-            [
-                str(BIN / "daphne"),
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(self.web_port),
-                "shisanshui.asgi:application",
-            ],
+            web_command(self.web_port),
             self.directory / "web.log",
             env,
             lambda _: _http_ok(f"{self.url}/livez"),
@@ -431,15 +440,7 @@ class LiveCluster(LivePlatform):
         self.webs = [
             Process(
                 f"web{i + 1}",
-                [
-                    str(BIN / "daphne"),
-                    "-b",
-                    "127.0.0.1",
-                    "-p",
-                    str(port),
-                    "--proxy-headers",
-                    "shisanshui.asgi:application",
-                ],
+                web_command(port, "--proxy-headers"),
                 self.directory / f"web{i + 1}.log",
                 env,
                 _livez(self.web_url(i)),

@@ -150,7 +150,7 @@ def test_make_run_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path) 
 
         started = psutil.Process(manager.pid).children(recursive=True)
         commands = " ".join(" ".join(p.cmdline()) for p in started)
-        for program in ("redis-server", "daphne", "worker", "beat", "--warm-stats"):
+        for program in ("redis-server", "-m shisanshui.web", "worker", "beat", "--warm-stats"):
             assert program in commands, commands
         assert f":{redis_port}" in commands
         assert _get(urllib.request.build_opener(), url + "healthz")[0] == 200
