@@ -6,8 +6,8 @@ takes exactly daphne's command line (``daphne --help``). daphne runs Twisted's a
 on an event loop it makes when its server module is imported; this module makes that loop a
 uvloop one first (libuv, in C). Everything on the loop gets cheaper: the sockets' reads and
 writes, the channel layer's and the rate limits' Redis connections, every callback and timer.
-Measured in paired runs of ``benchmarks.load`` (one table of four instant bots): about 5 % less
-of daphne's CPU per round (docs/load-and-faults.md, "Tenth pass").
+Measured in paired runs (``python -m benchmarks.compare``): a few per cent less of daphne's CPU
+per round (docs/load-and-faults.md, "Tenth pass").
 """
 
 from __future__ import annotations
