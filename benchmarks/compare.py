@@ -63,11 +63,10 @@ def checkout(revision: str, into: Path) -> Path:
     )
     if found.returncode:
         raise SystemExit(f"no such revision: {revision!r}")
-    tree = into / found.stdout.strip()[:12]
+    commit = found.stdout.strip()
+    tree = into / commit[:12]
     tree.mkdir(parents=True)
-    archive = subprocess.Popen(
-        ["git", "archive", found.stdout.strip()], cwd=ROOT, stdout=subprocess.PIPE
-    )
+    archive = subprocess.Popen(["git", "archive", commit], cwd=ROOT, stdout=subprocess.PIPE)
     subprocess.run(["tar", "-x", "-C", str(tree)], stdin=archive.stdout, check=True)
     if archive.wait():
         raise SystemExit(f"git archive {revision} failed")
@@ -115,10 +114,10 @@ def run_load(url: str, load_args: list[str], tag: str) -> dict[str, Any]:
 
 
 def cpu_of(result: dict[str, Any], pace: bool) -> dict[str, float]:
-    per_process: dict[str, float] = (
-        result.get("steady_cpu_ms_per_round") if pace else result["cpu_ms_per_round"]
-    ) or result["cpu_ms_per_round"]
-    return per_process
+    """CPU-ms per round by process: the steady window's at human pace (when it settled any
+    round), the whole run's otherwise."""
+    steady: dict[str, float] = result.get("steady_cpu_ms_per_round") or {}
+    return steady if pace and steady else result["cpu_ms_per_round"]
 
 
 def line(side: str, pair: int, result: dict[str, Any], cpu: dict[str, float]) -> str:
@@ -138,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, help="tables of 4 (bursts: 1; --pace: 16)")
     parser.add_argument("--rounds", type=int, help="rounds per run (bursts: 52; --pace: 6)")
     args = parser.parse_args(argv)
+    if args.revision.startswith("-"):
+        parser.error("the revision must not start with '-'")
     if not 1 <= args.pairs <= 10:
         parser.error("--pairs must be 1 to 10")
     tables = args.tables or (16 if args.pace else 1)
