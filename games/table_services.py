@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -140,6 +141,71 @@ def table_for_room(*, room: Room) -> Table:
     return table
 
 
+# -- the states this process holds -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Known:
+    table_id: int
+    version: int
+    state: TableState
+
+
+class _States:
+    """The parsed state of the last committed version of each table this process has seen:
+    a command's lock (and a socket's resync) reads the table's state only when its version is
+    not the one held here, and rebuilding a :class:`TableState` from its JSON (the rule
+    configuration, every hand) costs more than the rest of the read.
+
+    Sound because a version is committed once: every saved state has a new version (the
+    events'), a state is held only from its transaction's commit on (a version rolled back is
+    never taken for the one another transaction commits), and a state read under the table's
+    lock, or outside any transaction, is a committed one. States are frozen values, shared
+    freely between the service threads. At most ``size`` tables are held; the oldest goes."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._by_table: dict[int, _Known] = {}
+        self._table_of_room: dict[int, int] = {}  # a room's table never changes
+        self._lock = threading.Lock()
+
+    def get(self, table_id: int) -> _Known | None:
+        return self._by_table.get(table_id)
+
+    def of_room(self, room_id: int) -> _Known | None:
+        table_id = self._table_of_room.get(room_id)
+        return None if table_id is None else self._by_table.get(table_id)
+
+    def remember(self, room_id: int, table_id: int, state: TableState) -> None:
+        """Hold ``state`` (committed) unless a later version of the table is held already."""
+        with self._lock:
+            held = self._by_table.pop(table_id, None)  # re-inserted last: the order is age
+            if held is not None and held.version > state.version:
+                self._by_table[table_id] = held
+                return
+            self._by_table[table_id] = _Known(table_id, state.version, state)
+            self._table_of_room[room_id] = table_id
+            while len(self._by_table) > self.size:
+                del self._by_table[next(iter(self._by_table))]
+            if len(self._table_of_room) > 2 * self.size:
+                self._table_of_room.clear()  # only a hint: the next lock of each finds it
+
+    def clear(self) -> None:
+        with self._lock:
+            self._by_table.clear()
+            self._table_of_room.clear()
+
+
+_STATES = _States()
+
+
+def forget_table_states() -> None:
+    """Hold no table state (a test's database gives table ids out again)."""
+    _STATES.clear()
+# The parsed state of a locked table, kept on the Table object by ``_locked_rows``.
+PARSED_STATE = "parsed_state"
+
+
 # The hot path's own SQL: locking the room and the table, saving the table and appending its
 # events run on every command, and the ORM's query building cost more CPU than the queries
 # themselves (docs/load-and-faults.md, "Capacity"). Plain statements that every backend runs
@@ -148,6 +214,7 @@ _TABLE = Table._meta.db_table
 _EVENT = TableEvent._meta.db_table
 _ROOM = Room._meta.db_table
 _ACCOUNT = Account._meta.db_table
+_SEAT = Seat._meta.db_table
 _ROUND = Round._meta.db_table
 _ROUND_PLAYER = RoundPlayer._meta.db_table
 
@@ -157,7 +224,11 @@ def _for_update() -> str:
 
 
 # (No deadline: the state holds it, and a timestamptz costs a Python-level parse per read.)
-_TABLE_COLUMNS = "t.id, t.state, t.version, t.phase, t.watchers, r.entry_minimum"
+# The state only when this process does not hold that version of it already (``_STATES``).
+_TABLE_COLUMNS = (
+    "t.id, CASE WHEN t.id = %s AND t.version = %s THEN NULL ELSE t.state END, t.version, "
+    "t.phase, t.watchers, r.entry_minimum"
+)
 # The room's entry minimum (fixed when the room opened), read with the locks and kept on the
 # table object for the settlement's "who must leave" (``_send_away_the_broke``).
 ENTRY_MINIMUM = "room_entry_minimum"
@@ -182,11 +253,14 @@ def _locked_rows(*, room: Room, wallet_of: int | None) -> tuple[Table, int | Non
     """One statement locks the room, its table and (``wallet_of``) a wallet. PostgreSQL locks
     a join's rows in the order of its FROM list (the room, the table, the wallet), the order
     every service takes them in, so merging the locks into one round trip adds no deadlock."""
-    wallet_join, wallet_column, params = "", "", [room.pk]
+    known = _STATES.of_room(room.pk)
+    wallet_join, wallet_column = "", ""
+    params: list[object] = [known.table_id, known.version] if known else [None, None]
     if wallet_of is not None:
         wallet_join = f" JOIN {_ACCOUNT} a ON a.user_id = %s AND a.kind = %s"
         wallet_column = ", a.balance"
-        params = [wallet_of, AccountKind.WALLET.value, room.pk]
+        params += [wallet_of, AccountKind.WALLET.value]
+    params.append(room.pk)
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT {_TABLE_COLUMNS}{wallet_column} FROM {_ROOM} r "
@@ -199,8 +273,26 @@ def _locked_rows(*, room: Room, wallet_of: int | None) -> tuple[Table, int | Non
     pk, state, version, phase, watchers, minimum, *balance = row
     table = Table(id=pk, room_id=room.pk, version=version, phase=phase, watchers=watchers)
     setattr(table, ENTRY_MINIMUM, minimum)
-    table.state = fastjson.loads(state) if isinstance(state, str | bytes) else state
+    if state is None:  # the committed version this process holds (the query's condition)
+        assert known is not None and (known.table_id, known.version) == (pk, version)
+        table.state = None
+        setattr(table, PARSED_STATE, known.state)
+    else:
+        table.state = fastjson.loads(state) if isinstance(state, str | bytes) else state
+        parsed = TableState.from_dict(table.state)
+        setattr(table, PARSED_STATE, parsed)
+        # Held from the commit on: this transaction may have written the version it read.
+        transaction.on_commit(lambda: _STATES.remember(room.pk, pk, parsed), robust=True)
     return table, (int(balance[0]) if balance else None)
+
+
+def _state_of(table: Table) -> TableState:
+    """The locked ``table``'s state: the one ``_locked_rows`` read or already held."""
+    parsed = getattr(table, PARSED_STATE, None)
+    if parsed is None:  # a table locked another way (``tables_locked``, the timers)
+        parsed = TableState.from_dict(table.state)
+        setattr(table, PARSED_STATE, parsed)
+    return parsed
 
 
 def _locked_stepwise(*, room: Room) -> Table:
@@ -214,10 +306,14 @@ def _locked_stepwise(*, room: Room) -> Table:
 
 
 def _save(table: Table, state: TableState, events: list[Event], positions: dict[str, int]) -> None:
-    """Store ``state`` in the locked ``table`` and append ``events`` to its log."""
+    """Store ``state`` in the locked ``table`` and append ``events`` to its log; on commit,
+    this process holds the new version (``_STATES``)."""
     ops = connection.ops
     now = timezone.now()
     table.state = state.to_dict()
+    setattr(table, PARSED_STATE, state)
+    room_id, table_id = table.room_id, table.pk
+    transaction.on_commit(lambda: _STATES.remember(room_id, table_id, state), robust=True)
     table.version = state.version
     table.phase = state.phase.value
     table.deadline = _aware(state.deadline)
@@ -319,7 +415,7 @@ def _run(
     settle, and on commit notify and schedule. Returns the whole transition (deal included).
     ``wallets``: the round's players' wallets when the caller has locked them to settle."""
     if before is None:
-        before = TableState.from_dict(table.state)
+        before = _state_of(table)
     transition = command(before, now)
     if not transition.events:
         return transition
@@ -700,7 +796,7 @@ def table_sit(*, user: User, room: Room) -> Transition:
 def _seat_service(*, user: User, room: Room, command: Callable[..., Transition]) -> Transition:
     """Run a command that takes only the user's seat position."""
     table = _locked(room=room)
-    state = TableState.from_dict(table.state)
+    state = _state_of(table)
     position = _position(state=state, user=user)
     return _run(
         table=table,
@@ -719,7 +815,7 @@ def table_ready(*, user: User, room: Room) -> Transition:
     balance and wins are not, so nobody may play a round without covering it (RULES.md §7.4).
     """
     table, balance = _locked_with_balance(room=room, user_id=user.pk)
-    state = TableState.from_dict(table.state)
+    state = _state_of(table)
     position = _position(state=state, user=user)
     minimum = room.entry_minimum  # fixed when the room opened
     if balance < minimum:
@@ -762,7 +858,7 @@ def table_disconnect(*, user: User, room: Room, connection: str | None = None) -
         current = cache.get(_connection_key(table, user))
         if current is not None and current != connection:
             raise TableError("not_current_connection", "a newer connection of this player is open")
-    state = TableState.from_dict(table.state)
+    state = _state_of(table)
     position = _position(state=state, user=user)
     return _run(
         table=table,
@@ -779,7 +875,7 @@ def table_reconnect(*, user: User, room: Room, connection: str | None = None) ->
     table = _locked(room=room)
     if connection is not None:
         cache.set(_connection_key(table, user), connection, CONNECTION_SECONDS)
-    state = TableState.from_dict(table.state)
+    state = _state_of(table)
     position = _position(state=state, user=user)
     return _run(
         table=table,
@@ -793,7 +889,7 @@ def table_reconnect(*, user: User, room: Room, connection: str | None = None) ->
 def table_choose_special(*, user: User, room: Room, play_special: bool) -> Transition:
     """Answer whether to play the special hand (RULES.md §5.1)."""
     table = _locked(room=room)
-    state = TableState.from_dict(table.state)
+    state = _state_of(table)
     position = _position(state=state, user=user)
     return _run(
         table=table,
@@ -821,7 +917,7 @@ def table_submit(
     rows = _cards(front, "front"), _cards(middle, "middle"), _cards(back, "back")
     aside = None if unused is None else _cards(unused, "unused")
     table = _locked(room=room)
-    state = TableState.from_dict(table.state)
+    state = _state_of(table)
     position = _position(state=state, user=user)
     return _run(
         table=table,
@@ -868,7 +964,7 @@ def table_chat(*, user: User, room: Room, kind: str, value: object) -> Transitio
 def table_save_draft(*, user: User, room: Room, draft: Json) -> Transition:
     """Keep the player's partial arrangement (a small JSON object) for a reconnect."""
     table = _locked(room=room)
-    state = TableState.from_dict(table.state)
+    state = _state_of(table)
     position = _position(state=state, user=user)
     return _run(
         table=table,
@@ -921,7 +1017,7 @@ def _timeout_locked(
     """The rest of :func:`table_timeout`, under the room's and the table's locks."""
     Room.objects.select_for_update().filter(pk=room_id).values_list("pk", flat=True).get()
     table = Table.objects.select_for_update().get(pk=table_id)
-    state = TableState.from_dict(table.state)
+    state = _state_of(table)
     if deadline is not None and phase == state.phase and deadline == state.deadline:
         version = state.version
     now = _now()
@@ -992,23 +1088,45 @@ class TableSeat:
 
 def table_seat_for(*, user: User, room_id: int) -> TableSeat | None:
     """The player's seat at the table of room ``room_id``, or None when not seated there. One
-    query for a player seated at a table (every socket's connect asks); two or three otherwise."""
-    table = (
-        Table.objects.select_related("room")
-        .filter(room_id=room_id, room__taken_seats__user=user)
-        .first()
+    query for a player seated at a table (every socket's connect asks), which reads the
+    table's state only when this process does not hold its version (``_STATES``); two or three
+    otherwise."""
+    known = _STATES.of_room(room_id)
+    found = list(
+        Room.objects.raw(
+            f"SELECT r.*, t.id AS table_pk, t.version AS table_version, "
+            f"CASE WHEN t.id = %s AND t.version = %s THEN NULL ELSE t.state END AS table_state "
+            f"FROM {_ROOM} r JOIN {_TABLE} t ON t.room_id = r.id "
+            f"JOIN {_SEAT} s ON s.room_id = r.id AND s.user_id = %s WHERE r.id = %s",
+            [None, None, user.pk, room_id]
+            if known is None
+            else [known.table_id, known.version, user.pk, room_id],
+        )
     )
-    if table is not None:
-        room = table.room
+    if found:
+        room = found[0]
+        table_id, text = room.table_pk, room.table_state
+        if text is None:
+            assert known is not None and (known.table_id, known.version) == (
+                table_id,
+                room.table_version,
+            )
+            state = known.state
+        else:
+            data = fastjson.loads(text) if isinstance(text, str | bytes) else text
+            state = TableState.from_dict(data)
+            if not connection.in_atomic_block:  # committed: nothing of this transaction's own
+                _STATES.remember(room_id, table_id, state)
     else:  # not seated, or seated at a room whose table does not exist yet
         room = Room.objects.filter(pk=room_id).first()
         if room is None or not Seat.objects.filter(room=room, user=user).exists():
             return None
         table = table_for_room(room=room)
-    seat = TableState.from_dict(table.state).seat_of(str(user.pk))
+        table_id, state = table.pk, TableState.from_dict(table.state)
+    seat = state.seat_of(str(user.pk))
     if seat is None:
         return None
-    return TableSeat(room, table.pk, seat.position, seat.connected, seat.player)
+    return TableSeat(room, table_id, seat.position, seat.connected, seat.player)
 
 
 @dataclass(frozen=True)
@@ -1035,14 +1153,38 @@ def table_watchers_change(*, table_id: int, delta: int) -> None:
     Table.objects.filter(pk=table_id).update(watchers=Greatest(F("watchers") + delta, 0))
 
 
+def _committed(table_id: int) -> tuple[Table, TableState]:
+    """The table (not locked) and its committed state, read only when this process does not
+    hold that version already (``_STATES``). Raises Table.DoesNotExist."""
+    known = _STATES.get(table_id)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT room_id, version, CASE WHEN version = %s THEN NULL ELSE state END "
+            f"FROM {_TABLE} WHERE id = %s",
+            [None if known is None else known.version, table_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Table.DoesNotExist(f"no table {table_id}")
+    room_id, version, text = row
+    table = Table(id=table_id, room_id=room_id, version=version)
+    if text is None:
+        assert known is not None and known.version == version
+        return table, known.state
+    table.state = fastjson.loads(text) if isinstance(text, str | bytes) else text
+    state = TableState.from_dict(table.state)
+    if not connection.in_atomic_block:  # committed: nothing of this transaction's own
+        _STATES.remember(room_id, table_id, state)
+    return table, state
+
+
 def table_resync(*, table_id: int, player: str, since: int | None) -> Json:
     """What ``player``'s client, which last saw version ``since``, needs: ``{"events": [...]}``
     — the events it missed that the player may see — or ``{"snapshot": ...}``
     (``views.snapshot_for``) when ``since`` is None, unknown to the log, too far behind, or
     from before the player sat down (nothing before that is ever replayed). A player no longer
     at the table gets a spectator's snapshot."""
-    table = Table.objects.get(pk=table_id)
-    state = TableState.from_dict(table.state)
+    table, state = _committed(table_id)
     seat = state.seat_of(player)
     position = None if seat is None else seat.position
     if seat is not None and since is not None and 0 <= state.version - since <= MAX_MISSED_EVENTS:
