@@ -213,6 +213,25 @@ def _act_once(
     return reply, box
 
 
+# The last group message's events and their frame: a process's sockets at one table get the
+# same decoded message one after another (shisanshui.channel_layer), and each would encode
+# the same frame again.
+_last_frame: tuple[list[dict[str, Any]], str] | None = None
+
+
+def _events_frame(shared: list[dict[str, Any]], events: list[dict[str, Any]]) -> str:
+    """The ``events`` frame of ``events``, the part of a group message's ``shared`` events a
+    connection has not passed yet: encoded once for every connection that passes them all."""
+    global _last_frame
+    if len(events) != len(shared):
+        return fastjson.dumps({"type": "events", "events": events})
+    if _last_frame is not None and _last_frame[0] is shared:
+        return _last_frame[1]
+    text = fastjson.dumps({"type": "events", "events": shared})
+    _last_frame = (shared, text)  # holding the list: its id is not reused meanwhile
+    return text
+
+
 def _rate_limited(limited: RateLimited) -> dict[str, Any]:
     """The error body of a refusal by a rate limit."""
     seconds = limited.retry_after
@@ -463,10 +482,11 @@ class TableConsumer(Consumer):
             repaired = await self.welcome(None, self.version, repair=True)
             if self.seat is None:  # the repair found the player gone, and said so
                 return
-        events = [e for e in events if e["version"] > self.version]
+        shared = message["events"]
+        events = [e for e in shared if e["version"] > self.version]
         self.version = max(self.version, last)
         if events:
-            await self.send_json({"type": "events", "events": events})
+            await self.send_frame(_events_frame(shared, events))
         sent = [*repaired, *events]
         player = self.seat.player
         if any(e["type"] == "left" and e["payload"].get("player") == player for e in sent):
@@ -481,16 +501,20 @@ class TableConsumer(Consumer):
         if first > self.version + 1:
             await self.welcome_spectator(None)
             return
-        events = [e for e in message["events"] if e["version"] > self.version]
+        shared = message["events"]
+        events = [e for e in shared if e["version"] > self.version]
         self.version = max(self.version, last)
         if events:
-            await self.send_json({"type": "events", "events": events})
+            await self.send_frame(_events_frame(shared, events))
 
     async def send_error(self, request_id: str | int | None, error: dict[str, Any]) -> None:
         await self.send_json({"type": "error", "id": request_id, "error": error})
 
     async def send_json(self, content: dict[str, Any]) -> None:
+        await self.send_frame(fastjson.dumps(content))
+
+    async def send_frame(self, text: str) -> None:
         # The client may have just closed the socket; the consumer must live on to run
         # disconnect(), which marks the player disconnected (hosted) at the table.
         with contextlib.suppress(SocketClosed):
-            await self.send(text_data=fastjson.dumps(content))
+            await self.send(text_data=text)

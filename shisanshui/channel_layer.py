@@ -120,8 +120,38 @@ class _Batches:
             self._waiting = []
 
 
+class Decoded:
+    """A group message decoded once for all of a process's channels in the group (see
+    :meth:`BatchedShardConnection._receive_message`)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: dict[str, Any]) -> None:
+        self.message = message
+
+
 class BatchedShardConnection(RedisSingleShardConnection):
     """One Redis server's connections, its commands batched (see the module's text)."""
+
+    def _receive_message(self, message: Any) -> None:
+        """A message from Redis, queued for each of this process's channels it is for. A
+        group's message is decoded once, however many sockets of the group this process
+        holds (four at a table, all of them in the lobby): channels_redis decoded it again
+        for each. The consumers share the decoded message, and only read it."""
+        if message is None:
+            return
+        name, data = message["channel"], message["data"]
+        if isinstance(name, bytes):
+            name = name.decode()
+        layer = self.channel_layer
+        if name in layer.channels:
+            layer.channels[name].put_nowait(data)
+        elif name in layer.groups:
+            queues = [layer.channels[c] for c in layer.groups[name] if c in layer.channels]
+            if len(queues) > 1:
+                data = Decoded(layer.channel_layer.deserialize(data))
+            for queue in queues:
+                queue.put_nowait(data)
 
     def __init__(self, host: Any, channel_layer: Any) -> None:
         super().__init__(host, channel_layer)
@@ -195,6 +225,12 @@ class BatchedPubSubChannelLayer(RedisPubSubChannelLayer):
             self._layers[loop] = layer
             _wrap_close(self, loop)
         return layer
+
+    def deserialize(self, message: Any) -> dict[str, Any]:
+        if isinstance(message, Decoded):  # decoded once for the whole group
+            return message.message
+        decoded: dict[str, Any] = super().deserialize(message)
+        return decoded
 
     async def group_send_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
         """Send each (group, message) as ``group_send`` would: in order within each group,

@@ -527,3 +527,23 @@ async def test_closing_an_older_socket_does_not_mark_a_reconnected_player_away(
     assert gone["payload"]["position"] == 0
     seat = (await state_of(room)).seat_of(str(alice.pk))
     assert seat is not None and not seat.connected
+
+
+async def test_a_group_messages_frame_is_encoded_once_for_the_sockets_passing_it_all() -> None:
+    """The sockets of a table share a group message's decoded events (shisanshui.channel_layer):
+    one encoding serves every socket that passes all of them; a socket that had passed some
+    gets a frame of the rest."""
+    from games.consumers import _events_frame
+
+    shared = [
+        {"version": 5, "type": "ready", "payload": {"position": 0}},
+        {"version": 6, "type": "dealt", "payload": {"round_no": 2}},
+    ]
+    first = _events_frame(shared, list(shared))
+    assert json.loads(first) == {"type": "events", "events": shared}
+    assert _events_frame(shared, list(shared)) is first  # the next socket: no new encoding
+    rest = _events_frame(shared, shared[1:])
+    assert json.loads(rest) == {"type": "events", "events": shared[1:]}
+    equal_but_another = [dict(e) for e in shared]  # another message: encoded on its own
+    again = _events_frame(equal_but_another, list(equal_but_another))
+    assert again == first and again is not first

@@ -101,6 +101,37 @@ async def test_a_batch_of_messages_keeps_its_order_across_groups_of_one_server(
     assert await _receive(receiver, channel, 4) == [0, 1, 2, 3]
 
 
+async def test_a_group_message_is_decoded_once_for_all_the_process_channels_in_the_group(
+    layers: Layers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sender, receiver = layers()
+    decoded: list[bytes] = []
+    real = receiver._serializer.deserialize
+
+    def counted(data: bytes) -> Any:
+        decoded.append(data)
+        return real(data)
+
+    monkeypatch.setattr(receiver._serializer, "deserialize", counted)
+    table = [await receiver.new_channel() for _ in range(4)]
+    alone = await receiver.new_channel()
+    for channel in table:
+        await receiver.group_add("table.1.public", channel)
+    await receiver.group_add("table.1.player.9", alone)
+    events = [{"version": 7, "type": "ready", "payload": {"position": 2}}]
+    await sender.group_send("table.1.public", {"type": "table.events", "events": events})
+    await sender.group_send("table.1.player.9", {"type": "table.events", "n": 1})
+    got = [await asyncio.wait_for(receiver.receive(c), 5) for c in table]
+    assert all(m == {"type": "table.events", "events": events} for m in got)
+    assert all(m is got[0] for m in got)  # one decoded message, read by all four
+    assert len(decoded) == 1
+    assert (await asyncio.wait_for(receiver.receive(alone), 5))["n"] == 1
+    assert len(decoded) == 2  # a group of one channel: decoded when received, as before
+    # A channel's own messages (not a group's) are untouched by this.
+    await sender.send(alone, {"type": "direct", "n": 2})
+    assert (await asyncio.wait_for(receiver.receive(alone), 5))["n"] == 2
+
+
 async def test_many_sockets_joining_at_once_subscribe_in_a_few_commands(
     layers: Layers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
