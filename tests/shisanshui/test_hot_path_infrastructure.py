@@ -153,3 +153,19 @@ def test_daphne_builds_no_coloured_log_text_for_each_frame() -> None:
     finally:
         protocol.hltype, protocol.hlval, protocol.pformat = before
         txaio.set_global_log_level(level)
+
+
+def test_a_web_process_freezes_what_start_up_made_and_collects_the_young_less_often() -> None:
+    """shisanshui.warm: everything alive after start-up is moved out of the collector's reach,
+    and the youngest generation is collected every 10,000 new objects, not 700."""
+    import gc
+
+    before = gc.get_threshold()
+    try:
+        warm.warm_and_freeze()
+        assert gc.get_threshold() == warm.GC_THRESHOLD
+        assert warm.GC_THRESHOLD[0] > before[0]
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
