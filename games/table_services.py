@@ -161,9 +161,10 @@ class _States:
     events'), a state is held only from its transaction's commit on (a version rolled back is
     never taken for the one another transaction commits), and a state read under the table's
     lock, or outside any transaction, is a committed one. States are frozen values, shared
-    freely between the service threads. At most ``size`` tables are held; the oldest goes."""
+    freely between the service threads. At most ``size`` tables are held (a state is a few
+    hundred small objects, which the collector's full passes walk), the oldest going first."""
 
-    def __init__(self, size: int = 4096) -> None:
+    def __init__(self, size: int = 1024) -> None:
         self.size = size
         self._by_table: dict[int, _Known] = {}
         self._table_of_room: dict[int, int] = {}  # a room's table never changes
