@@ -3,7 +3,8 @@
 Check → lock → write → notify (STYLE.md):
 
 1. lock the room's :class:`~games.models.Table` row (``SELECT … FOR UPDATE``), rebuild the
-   pure :class:`~games.table.state.TableState` and apply a command of
+   pure :class:`~games.table.state.TableState` (or take the one this process holds for the
+   row's version: ``_States``, below) and apply a command of
    :mod:`games.table.machine` with ``now`` — a refusal raises
    :class:`~games.table.errors.TableError` (code, message, details) and nothing is written;
 2. when the command started a round (``state.awaiting_deal``), deal in the same transaction:
@@ -203,6 +204,8 @@ _STATES = _States()
 def forget_table_states() -> None:
     """Hold no table state (a test's database gives table ids out again)."""
     _STATES.clear()
+
+
 # The parsed state of a locked table, kept on the Table object by ``_locked_rows``.
 PARSED_STATE = "parsed_state"
 
