@@ -149,7 +149,11 @@ class BatchedShardConnection(RedisSingleShardConnection):
         elif name in layer.groups:
             queues = [layer.channels[c] for c in layer.groups[name] if c in layer.channels]
             if len(queues) > 1:
-                data = Decoded(layer.channel_layer.deserialize(data))
+                try:
+                    data = Decoded(layer.channel_layer.deserialize(data))
+                except Exception:  # not from a server of ours: dropped, the others flow on
+                    logger.exception("Undecodable message on %s dropped", name)
+                    return
             for queue in queues:
                 queue.put_nowait(data)
 

@@ -132,6 +132,21 @@ async def test_a_group_message_is_decoded_once_for_all_the_process_channels_in_t
     assert (await asyncio.wait_for(receiver.receive(alone), 5))["n"] == 2
 
 
+async def test_an_undecodable_group_message_is_dropped_and_the_next_one_flows(
+    layers: Layers, caplog: pytest.LogCaptureFixture
+) -> None:
+    sender, receiver = layers()
+    table = [await receiver.new_channel() for _ in range(2)]
+    for channel in table:
+        await receiver.group_add("table.2.public", channel)
+    shard = sender._get_layer()._get_shard(sender._get_layer()._get_group_channel_name("x"))
+    await shard.publish(receiver._get_layer()._get_group_channel_name("table.2.public"), b"\xc1")
+    await sender.group_send("table.2.public", {"type": "m", "n": 3})
+    got = [await asyncio.wait_for(receiver.receive(c), 2) for c in table]
+    assert [m["n"] for m in got] == [3, 3]
+    assert "Undecodable message on" in caplog.text
+
+
 async def test_many_sockets_joining_at_once_subscribe_in_a_few_commands(
     layers: Layers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
