@@ -60,6 +60,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from django.core.cache import cache
 from django.db import connection, transaction
@@ -259,7 +260,7 @@ def _locked_rows(*, room: Room, wallet_of: int | None) -> tuple[Table, int | Non
     every service takes them in, so merging the locks into one round trip adds no deadlock."""
     known = _STATES.of_room(room.pk)
     wallet_join, wallet_column = "", ""
-    params: list[object] = [known.table_id, known.version] if known else [None, None]
+    params = _held_params(known)
     if wallet_of is not None:
         wallet_join = f" JOIN {_ACCOUNT} a ON a.user_id = %s AND a.kind = %s"
         wallet_column = ", a.balance"
@@ -277,17 +278,30 @@ def _locked_rows(*, room: Room, wallet_of: int | None) -> tuple[Table, int | Non
     pk, state, version, phase, watchers, minimum, *balance = row
     table = Table(id=pk, room_id=room.pk, version=version, phase=phase, watchers=watchers)
     setattr(table, ENTRY_MINIMUM, minimum)
-    if state is None:  # the committed version this process holds (the query's condition)
-        assert known is not None and (known.table_id, known.version) == (pk, version)
-        table.state = None
-        setattr(table, PARSED_STATE, known.state)
-    else:
-        table.state = fastjson.loads(state) if isinstance(state, str | bytes) else state
-        parsed = TableState.from_dict(table.state)
-        setattr(table, PARSED_STATE, parsed)
-        # Held from the commit on: this transaction may have written the version it read.
-        transaction.on_commit(lambda: _STATES.remember(room.pk, pk, parsed), robust=True)
+    parsed = _held_or_parsed(known, room_id=room.pk, table_id=pk, version=version, text=state)
+    setattr(table, PARSED_STATE, parsed)
     return table, (int(balance[0]) if balance else None)
+
+
+def _held_or_parsed(
+    known: _Known | None, *, room_id: int, table_id: int, version: int, text: Any
+) -> TableState:
+    """The state of a table row read with ``CASE … THEN NULL ELSE state END`` against
+    ``known``: the held one when the query left the state out; otherwise parsed, and held
+    from its transaction's commit on (at once outside a transaction: a transaction may have
+    written the version it read)."""
+    if text is None:
+        assert known is not None and (known.table_id, known.version) == (table_id, version)
+        return known.state
+    data = fastjson.loads(text) if isinstance(text, str | bytes) else text
+    state = TableState.from_dict(data)
+    transaction.on_commit(lambda: _STATES.remember(room_id, table_id, state), robust=True)
+    return state
+
+
+def _held_params(known: _Known | None) -> list[object]:
+    """The parameters of the ``CASE`` that leaves out a held state."""
+    return [None, None] if known is None else [known.table_id, known.version]
 
 
 def _state_of(table: Table) -> TableState:
@@ -1102,25 +1116,19 @@ def table_seat_for(*, user: User, room_id: int) -> TableSeat | None:
             f"CASE WHEN t.id = %s AND t.version = %s THEN NULL ELSE t.state END AS table_state "
             f"FROM {_ROOM} r JOIN {_TABLE} t ON t.room_id = r.id "
             f"JOIN {_SEAT} s ON s.room_id = r.id AND s.user_id = %s WHERE r.id = %s",
-            [None, None, user.pk, room_id]
-            if known is None
-            else [known.table_id, known.version, user.pk, room_id],
+            [*_held_params(known), user.pk, room_id],
         )
     )
     if found:
         room = found[0]
-        table_id, text = room.table_pk, room.table_state
-        if text is None:
-            assert known is not None and (known.table_id, known.version) == (
-                table_id,
-                room.table_version,
-            )
-            state = known.state
-        else:
-            data = fastjson.loads(text) if isinstance(text, str | bytes) else text
-            state = TableState.from_dict(data)
-            if not connection.in_atomic_block:  # committed: nothing of this transaction's own
-                _STATES.remember(room_id, table_id, state)
+        table_id = room.table_pk
+        state = _held_or_parsed(
+            known,
+            room_id=room_id,
+            table_id=table_id,
+            version=room.table_version,
+            text=room.table_state,
+        )
     else:  # not seated, or seated at a room whose table does not exist yet
         room = Room.objects.filter(pk=room_id).first()
         if room is None or not Seat.objects.filter(room=room, user=user).exists():
@@ -1163,22 +1171,16 @@ def _committed(table_id: int) -> tuple[Table, TableState]:
     known = _STATES.get(table_id)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT room_id, version, CASE WHEN version = %s THEN NULL ELSE state END "
-            f"FROM {_TABLE} WHERE id = %s",
-            [None if known is None else known.version, table_id],
+            f"SELECT room_id, version, CASE WHEN id = %s AND version = %s THEN NULL "
+            f"ELSE state END FROM {_TABLE} WHERE id = %s",
+            [*_held_params(known), table_id],
         )
         row = cursor.fetchone()
     if row is None:
         raise Table.DoesNotExist(f"no table {table_id}")
     room_id, version, text = row
     table = Table(id=table_id, room_id=room_id, version=version)
-    if text is None:
-        assert known is not None and known.version == version
-        return table, known.state
-    table.state = fastjson.loads(text) if isinstance(text, str | bytes) else text
-    state = TableState.from_dict(table.state)
-    if not connection.in_atomic_block:  # committed: nothing of this transaction's own
-        _STATES.remember(room_id, table_id, state)
+    state = _held_or_parsed(known, room_id=room_id, table_id=table_id, version=version, text=text)
     return table, state
 
 
