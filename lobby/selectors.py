@@ -86,9 +86,18 @@ class RoomRow(TypedDict):
 
 
 def _row_ready() -> QuerySet[Room]:
-    """Rooms with everything their row needs, in two queries whatever their number."""
-    return Room.objects.select_related("rules", "owner", "match", "table").prefetch_related(
-        Prefetch("taken_seats", queryset=Seat.objects.select_related("user").order_by("position"))
+    """Rooms with everything their row needs, in two queries whatever their number. Not the
+    table's state: a row needs only its watchers, and the state (every hand and the rules,
+    parsed from ``jsonb``) cost more than the rest of the row together — on every lobby
+    snapshot, and on every seat taken or freed, a table's leave included."""
+    return (
+        Room.objects.select_related("rules", "owner", "match", "table")
+        .defer("table__state")
+        .prefetch_related(
+            Prefetch(
+                "taken_seats", queryset=Seat.objects.select_related("user").order_by("position")
+            )
+        )
     )
 
 
@@ -223,9 +232,14 @@ def seat_for_user(*, user: User) -> Seat | None:
     return Seat.objects.select_related("room").filter(user=user).first()
 
 
-def room_row(*, room: Room) -> RoomRow:
-    """The public row of a room (a room from `room_list` or `room_get` costs no query)."""
-    seats = list(room.taken_seats.all())
+def room_row(*, room: Room, seats: Iterable[Seat] | None = None) -> RoomRow:
+    """The public row of a room (a room from `room_list` or `room_get` costs no query).
+    ``seats``: its taken seats with their users when the caller holds them (read under the
+    room's lock), instead of the room's prefetched ones."""
+    if seats is None:
+        seats = list(room.taken_seats.all())
+    else:
+        seats = sorted(seats, key=lambda seat: seat.position)
     return {
         "id": room.pk,
         "name": room.name,

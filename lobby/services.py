@@ -408,15 +408,21 @@ def _touch(*, room: Room) -> None:
 # Notification: after commit only.
 
 
-def _notify(*, event: str, room: Room) -> None:
+def _notify(*, event: str, room: Room, seats: list[Seat] | None = None) -> None:
     """Send the room's row, as it is now inside this transaction, once the transaction commits.
+    With ``seats`` (its taken seats with their users, read under the room's lock), the row is
+    made from them and the locked ``room`` (from `_lock_row_ready`) without reading it again.
 
     A failed send is logged, never raised: the change is committed and a client that missed an
     event gets the truth from the snapshot when it reconnects.
     """
-    refreshed = room_get(room_id=room.pk)
-    assert refreshed is not None
-    message = {"type": "lobby.event", "event": event, "room": room_row(room=refreshed)}
+    if seats is None:
+        refreshed = room_get(room_id=room.pk)
+        assert refreshed is not None
+        row = room_row(room=refreshed)
+    else:
+        row = room_row(room=room, seats=seats)
+    message = {"type": "lobby.event", "event": event, "room": row}
     transaction.on_commit(_group_send(LOBBY_GROUP, message), robust=True)
 
 
@@ -885,9 +891,10 @@ def seat_release(*, room: Room, user_id: int) -> None:
     If the player owned the room, ownership passes to the person (not bot) seated longest;
     otherwise the room stays open with its owner.
     """
-    locked = Room.objects.select_for_update().get(pk=room.pk)
-    if _release_locked(room=locked, user_ids=[user_id]):
-        _notify(event=ROOM_UPDATED, room=locked)
+    locked = _lock_row_ready(room_id=room.pk)
+    released = _release_locked(room=locked, user_ids=[user_id])
+    if released:
+        _notify(event=ROOM_UPDATED, room=locked, seats=released.staying)
 
 
 @transaction.atomic(savepoint=False)  # inside the table's command: no savepoint round trips
@@ -903,12 +910,13 @@ def seats_release(*, room_id: int, user_ids: list[int]) -> Room | None:
     round's players keep their seats until it settles); and re-checked under the room's lock,
     which every join takes first, so nobody sits down in it meanwhile.
 
-    One lock of the room, one read of its seats, one DELETE and one UPDATE whatever the number
-    of players (a table's leave is on the table's hot path, tests/games/test_query_budget.py).
+    One lock of the room (read with all its lobby row needs), one read of its seats with their
+    players, one DELETE and one UPDATE whatever the number of players; the lobby's row is made
+    of those (a table's leave is on the table's hot path, tests/games/test_query_budget.py).
     """
-    room = Room.objects.select_for_update().get(pk=room_id)
+    room = _lock_row_ready(room_id=room_id)
     released = _release_locked(room=room, user_ids=user_ids)
-    if room.status == RoomStatus.OPEN and not released.remaining:
+    if room.status == RoomStatus.OPEN and not released.staying:
         bots = released.bots
         if bots is None:  # none of them was seated: ask who they were
             bots = User.objects.filter(pk__in=user_ids, is_bot=True).exists()
@@ -916,18 +924,30 @@ def seats_release(*, room_id: int, user_ids: list[int]) -> Room | None:
             _close_locked(room=room)
             return room
     if released:
-        _notify(event=ROOM_UPDATED, room=room)
+        _notify(event=ROOM_UPDATED, room=room, seats=released.staying)
     return None
+
+
+def _lock_row_ready(*, room_id: int) -> Room:
+    """Lock the room's row, read with all its lobby row needs but its seats (`_notify` with
+    the seats the caller reads under this lock): one query where a lock and the row's own
+    read took three."""
+    return (
+        Room.objects.select_related("rules", "owner", "match", "table")
+        .defer("table__state")
+        .select_for_update(of=("self",))
+        .get(pk=room_id)
+    )
 
 
 @dataclass(frozen=True)
 class _Released:
     """What `_release_locked` did: the seats freed, whether a bot was among them (None when
-    none was freed), and how many seats are still taken."""
+    none was freed), and the seats still taken (with their users)."""
 
     count: int
     bots: bool | None
-    remaining: int
+    staying: list[Seat]
 
     def __bool__(self) -> bool:
         return self.count > 0
@@ -940,27 +960,23 @@ def _release_locked(*, room: Room, user_ids: list[int]) -> _Released:
     Every join takes the room's lock first, so the seats read here stay as they are; ownership
     passes as it would one player at a time (to the person seated longest of those still
     there, each time the owner goes)."""
-    seats = list(
-        Seat.objects.filter(room=room)
-        .order_by("joined_at", "id")
-        .values_list("user_id", "user__is_bot")
-    )
-    seated = dict(seats)
+    seats = list(Seat.objects.filter(room=room).select_related("user").order_by("joined_at", "id"))
+    seated = {seat.user_id: seat.user.is_bot for seat in seats}
     going = [user_id for user_id in dict.fromkeys(user_ids) if user_id in seated]
     if not going:
-        return _Released(count=0, bots=None, remaining=len(seats))
+        return _Released(count=0, bots=None, staying=seats)
     Seat.objects.filter(room=room, user_id__in=going).delete()
     staying = list(seats)
     for user_id in going:
-        staying = [(u, bot) for u, bot in staying if u != user_id]
+        staying = [seat for seat in staying if seat.user_id != user_id]
         if room.owner_id == user_id:
-            heir = next((u for u, bot in staying if not bot), None)
+            heir = next((seat.user for seat in staying if not seat.user.is_bot), None)
             if heir is not None:
-                room.owner_id = heir
+                room.owner = heir
     if not staying:
         room.empty_since = timezone.now()  # closed after LOBBY_IDLE_ROOM_SECONDS unless joined
     _touch(room=room)
-    return _Released(count=len(going), bots=any(seated[u] for u in going), remaining=len(staying))
+    return _Released(count=len(going), bots=any(seated[u] for u in going), staying=staying)
 
 
 def _close_locked(*, room: Room) -> None:

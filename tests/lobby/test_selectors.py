@@ -148,3 +148,26 @@ def test_seat_for_user_and_seat_view(rooms: dict[str, Any], make_player: MakePla
 def test_an_unknown_room_is_none(db: None) -> None:
     assert room_get(room_id=123_456) is None
     assert room_view(room_id=123_456, user=None) is None
+
+
+def test_a_rows_query_leaves_the_tables_state_unread(
+    rooms: dict[str, Any], django_assert_num_queries: Any
+) -> None:
+    """A row needs only its table's watchers: the state (every hand and the rules) is not
+    read, on each lobby snapshot and each seat taken or freed (a table's leave included)."""
+    from games.models import Table
+
+    # Two rooms with a table: its state is what must stay unread.
+    for room in (rooms["small"], rooms["big"]):
+        Table.objects.get_or_create(room=room, defaults={"state": {"padding": "x" * 1000}})
+
+    with django_assert_num_queries(4) as captured:  # the list's two, then the one room's two
+        rows = room_rows(rooms=room_list())
+        one = room_get(room_id=rooms["small"].pk)
+    assert one is not None
+
+    for rooms_query in (captured.captured_queries[0]["sql"], captured.captured_queries[2]["sql"]):
+        assert '"games_table"."watchers"' in rooms_query
+    assert all('"games_table"."state"' not in q["sql"] for q in captured.captured_queries)
+    assert [r["watchers"] for r in rows] == [0, 0, 0, 0]
+    assert "state" in one.table.get_deferred_fields()

@@ -1,6 +1,7 @@
 """The lobby's services: what each does, what each refuses (changing nothing), the events they
 send after commit, the database's own guarantees, and races on PostgreSQL."""
 
+import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -613,6 +614,53 @@ def test_each_change_sends_one_event_with_the_rooms_row_after_commit(
         assert message["room"]["private"] is True
         assert "code" not in message["room"]
         assert room.code not in repr(message)
+
+
+def test_a_freed_seat_sends_the_row_a_fresh_read_gives(
+    alice: User,
+    bob: User,
+    carol: User,
+    layer: RecordingLayer,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """The seats freed for the table (`seats_release`, in the table's command) and a seat
+    the table never had (`seat_release`) build the lobby's row from what they read under the
+    room's lock: it is the row a read after the commit gives, ownership passed and the
+    bot, the table's watchers and the room's version included."""
+    from games.models import Table
+    from lobby.selectors import room_get, room_row
+    from lobby.services import seat_release, seats_release
+
+    room = open_room(alice, bots=1)
+    room_join(user=bob, room_id=room.pk)
+    room_join(user=carol, room_id=room.pk)
+    if not Table.objects.filter(room=room).update(watchers=3):  # a bot's room has its table
+        Table.objects.create(room=room, state={"unread": True}, watchers=3)
+    layer.sent.clear()
+
+    def fresh_row() -> dict[str, Any]:
+        fresh = room_get(room_id=room.pk)
+        assert fresh is not None
+        return json_row(room_row(room=fresh))
+
+    rows = []
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        assert seats_release(room_id=room.pk, user_ids=[alice.pk, carol.pk]) is None
+    rows.append(fresh_row())
+    with django_capture_on_commit_callbacks(execute=True):
+        seat_release(room=room, user_id=bob.pk)
+    rows.append(fresh_row())
+
+    assert [json_row(m["room"]) for _g, m in layer.sent] == rows
+    first, second = rows
+    assert first["owner"] == "bob" and first["seats_taken"] == 2 and first["people"] == 1
+    assert first["watchers"] == 3
+    assert second["owner"] == "bob" and second["seats_taken"] == 1 and second["people"] == 0
+    assert second["version"] == first["version"] + 1
+
+
+def json_row(row: Any) -> Any:
+    return json.loads(json.dumps(row))
 
 
 def test_a_refused_request_sends_nothing(
