@@ -264,6 +264,11 @@ if REDIS_URL:
     }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
+    # Sessions read from the shared cache, written through to the database: every page and
+    # every socket's handshake loads its session, which was a query each (a Redis restart
+    # loses only the copies; a session ended anywhere is deleted from both). Only with the
+    # shared cache: a per-process cache would keep a session another process has ended.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CELERY_BROKER_URL = "memory://"

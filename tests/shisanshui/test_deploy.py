@@ -124,3 +124,24 @@ def test_sqlite_runs_in_wal_mode_with_immediate_transactions(tmp_path: Path) -> 
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["wal", "IMMEDIATE", str(database)]
+
+
+def test_sessions_are_read_from_the_shared_cache_only_where_there_is_one(tmp_path: Path) -> None:
+    """With Redis, sessions are read from it and written through to the database (a socket's
+    handshake and every page load their session); without it, from the database alone (each
+    process's own cache would keep a session that another process has ended)."""
+    code = "from django.conf import settings as s; print(s.SESSION_ENGINE)"
+    with_redis = _manage("shell", "--no-imports", "-c", code, **PRODUCTION)
+    sqlite = str(tmp_path / "db.sqlite3")
+    alone = _manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        code,
+        DJANGO_SETTINGS_MODULE="shisanshui.settings.local",
+        DATABASE_URL=f"sqlite:///{sqlite}",
+    )
+
+    assert with_redis.returncode == 0 and alone.returncode == 0, with_redis.stderr + alone.stderr
+    assert with_redis.stdout.split()[-1] == "django.contrib.sessions.backends.cached_db"
+    assert alone.stdout.split()[-1] == "django.contrib.sessions.backends.db"
