@@ -2,6 +2,7 @@
 
     python -m benchmarks.services                  # 4 seats, 200 rounds, 3 runs
     python -m benchmarks.services --profile 30     # and the top 30 functions (cProfile, CPU time)
+    python -m benchmarks.services --leaves 50      # and 50 times: the four leave, then sit down
 
 A web process spends about half its CPU inside the table services (``table_ready``,
 ``table_submit`` …, on its service threads); the rest is frames, the consumers and the channel
@@ -11,7 +12,10 @@ server of ``DATABASE_URL``, by default postgres://postgres@127.0.0.1:5432), with
 test" rules, four players play rounds by calling the services directly — every seat presses
 Ready, then submits the engine's best arrangement (computed outside the measured time) — and
 the script prints the CPU-ms per settled round of this process and of its PostgreSQL backend,
-and the statements per round (BEGIN and COMMIT not counted). The commands publish to Redis
+and the statements per round (BEGIN and COMMIT not counted); with ``--leaves N``, also N
+times the four players leaving the table one by one (``table_leave``, which frees their
+lobby seats and tells the lobby) and sitting down again (not measured), the same figures per
+leave. The commands publish to Redis
 (``BENCH_REDIS_URL``, by default redis://127.0.0.1:6379/15, flushed before and after) as in
 production; their deadlines are the table row's, which no poller reads here.
 """
@@ -48,9 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=200, help="rounds per run (200)")
     parser.add_argument("--runs", type=int, default=3, help="runs, the median printed (3)")
     parser.add_argument("--profile", type=int, default=0, help="print the top N functions")
+    parser.add_argument(
+        "--leaves", type=int, default=0, help="per run, N times: leave, sit down again (0)"
+    )
     args = parser.parse_args(argv)
-    if args.rounds < 1 or args.runs < 1:
-        parser.error("--rounds and --runs must be at least 1")
+    if args.rounds < 1 or args.runs < 1 or args.leaves < 0:
+        parser.error("--rounds and --runs must be at least 1, --leaves at least 0")
 
     url = capacity.database_url(DATABASE)
     capacity.empty_database(url)
@@ -87,10 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     room = room_create(owner=users[0], name="Bench", base_score=1, seats=SEATS, rules=rules)
     for user in users[1:]:
         room_join(user=user, room_id=room.pk)
-    seated = TableState.from_dict(table_services.table_for_room(room=room).state)
-    for user in users:  # joining the room seats a player at its table
-        if seated.seat_of(str(user.pk)) is None:
-            table_services.table_sit(user=user, room=room)
+
+    def sit_down() -> None:
+        seated = TableState.from_dict(table_services.table_for_room(room=room).state)
+        for user in users:  # joining the room seats a player at its table
+            if seated.seat_of(str(user.pk)) is None:
+                table_services.table_sit(user=user, room=room)
+
+    sit_down()
     connection.ensure_connection()
     backend = connection.connection.info.backend_pid
 
@@ -137,7 +148,21 @@ def main(argv: list[str] | None = None) -> int:
         cpu, pg, queries = (sum(column) for column in zip(*spent, strict=True))
         return cpu, pg, int(queries)
 
+    def leave(times: int) -> tuple[float, float, int]:
+        """CPU seconds of this process and of the backend in the leaves, and queries."""
+        spent: list[tuple[float, float, int]] = []
+        for _ in range(times):
+            spent += [command(table_services.table_leave, user) for user in users]
+            for user in users:
+                room_join(user=user, room_id=room.pk)
+            sit_down()
+        cpu, pg, queries = (sum(column) for column in zip(*spent, strict=True))
+        return cpu, pg, int(queries)
+
     play(10)  # warm: imports, caches, the first plans
+    if args.leaves:
+        leave(3)
+    leaving = []
     figures = []
     for run in range(args.runs):
         profiler = cProfile.Profile(time.process_time) if args.profile and run == 0 else None
@@ -154,6 +179,16 @@ def main(argv: list[str] | None = None) -> int:
             + (" (profiled)" if profiler else ""),
             flush=True,
         )
+        if args.leaves:
+            cpu, pg, queries = leave(args.leaves)
+            count = args.leaves * SEATS
+            leaving.append((cpu * 1000 / count, pg * 1000 / count))
+            print(
+                f"       {count} leaves, each: services {cpu * 1000 / count:.2f} CPU-ms, "
+                f"PostgreSQL backend {pg * 1000 / count:.2f} CPU-ms, "
+                f"{queries / count:.1f} statements (BEGIN and COMMIT not counted)",
+                flush=True,
+            )
         if profiler:
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(args.profile)
             pstats.Stats(profiler).sort_stats("tottime").print_stats(args.profile)
@@ -162,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
         f"median: services {statistics.median(f[0] for f in measured):.2f} CPU-ms/round, "
         f"PostgreSQL backend {statistics.median(f[1] for f in measured):.2f} CPU-ms/round"
     )
+    if leaving:
+        print(
+            f"median: a leave {statistics.median(f[0] for f in leaving):.2f} CPU-ms, "
+            f"PostgreSQL backend {statistics.median(f[1] for f in leaving):.2f} CPU-ms"
+        )
     audit = ledger_audit()
     print("ledger_audit:", "ok" if audit.ok else audit)
     redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()

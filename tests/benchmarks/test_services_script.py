@@ -53,7 +53,26 @@ def test_a_few_rounds_print_their_figures_and_the_ledger_reconciles() -> None:
     assert "ledger_audit: ok" in lines
 
 
+def test_leaves_print_their_figures_between_the_rounds() -> None:
+    run = _run("--rounds", "2", "--runs", "2", "--leaves", "2")
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    leaves = [line for line in lines if "8 leaves, each:" in line]
+    assert len(leaves) == 2 and len([line for line in lines if line.startswith("run ")]) == 2
+    for line in leaves:
+        found = re.search(r"services (\d+\.\d+) CPU-ms, .* (\d+\.\d+) statements", line)
+        assert found, line
+        # The table's lock, its save; the lobby's room, seats, DELETE and UPDATE
+        # (tests/games/test_query_budget.py counts BEGIN and COMMIT too).
+        assert float(found[1]) > 0 and float(found[2]) == 6.0
+    assert any(line.startswith("median: a leave ") for line in lines)
+    assert "ledger_audit: ok" in lines
+
+
 def test_bad_arguments_are_refused_before_anything_is_touched() -> None:
     run = _run("--rounds", "0")
     assert run.returncode == 2
     assert "--rounds and --runs must be at least 1" in run.stderr
+    run = _run("--leaves", "-1")
+    assert run.returncode == 2
+    assert "--leaves at least 0" in run.stderr
