@@ -159,6 +159,7 @@ def bursts(url: str, runs: int, rounds: int) -> dict[str, Any]:
         print(
             f"  run {i}: cpu_ms_per_round {parts} total={total:.1f}  p99={r['p99_ms']:.1f} ms"
             f"  steal={r.get('steal_percent', 0.0):.1f}%"
+            f"  host speed={r.get('host_speed_ms', float('nan')):.0f} ms"
         )
     parts = " ".join(f"{k}={v:.1f}" for k, v in per_process.items())
     print(f"  median: cpu_ms_per_round {parts} total={median:.1f}  p99={p99:.1f} ms")
@@ -192,7 +193,8 @@ def ramp(url: str, max_tables: int, think: str) -> int:
             f"cpu_ms_per_round={total:.1f} ({parts}; this script {r['client_cpu_percent']:.0f}%) "
             f"steady cpu_ms_per_round={steady:.1f} ({r.get('steady_rounds', 0)} rounds) "
             f"steal={r.get('steal_percent', 0.0):.1f}% "
-            f"host stall max={r.get('host_stalls', {}).get('max', float('nan')):.0f} ms"
+            f"host stall max={r.get('host_stalls', {}).get('max', float('nan')):.0f} ms "
+            f"host speed={r.get('host_speed_ms', float('nan')):.0f} ms"
         )
     largest = max(held, default=0)
     print(f"  largest table count with p99 < 100 ms and no error: {largest}")

@@ -40,6 +40,7 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -382,6 +383,23 @@ print(json.dumps({"max": round(worst, 1), "over_50": over_50, "over_100": over_1
 """
 
 
+def host_speed_ms(repeats: int = 3) -> float:
+    """The CPU-ms this process takes for a fixed piece of pure-Python work (the median of
+    ``repeats``), timed just before a step's clients connect, the platform idle: how fast the
+    host runs Python at that moment. This VM's speed moves by up to 3x within a day with no
+    steal to show for it, and every CPU figure of a step moves with it."""
+    times = []
+    for _ in range(repeats):
+        started = time.process_time()
+        total = 0
+        table: dict[int, int] = {}
+        for i in range(300_000):
+            total += i * i % 7
+            table[i & 1023] = total
+        times.append(1000 * (time.process_time() - started))
+    return statistics.median(times)
+
+
 class StallProbe:
     """``STALL_PROBE`` in a process of its own for the length of a step."""
 
@@ -513,6 +531,8 @@ class Result:
     # How late an idle process on the machine woke from 2 ms sleeps during the step
     # (StallProbe): the most in ms, and how many times by over 50 and over 100 ms.
     host_stalls: dict[str, float] = field(default_factory=dict)
+    # host_speed_ms() at the step's start (lower is faster).
+    host_speed_ms: float = math.nan
 
     @property
     def rounds_per_minute(self) -> float:
@@ -562,6 +582,8 @@ class Result:
                 f"over_50={self.host_stalls.get('over_50', 0):.0f} "
                 f"over_100={self.host_stalls.get('over_100', 0):.0f} "
                 "(an idle process's 2 ms sleeps, woken late)",
+                f"host_speed_ms: {self.host_speed_ms:.1f} (a fixed piece of Python work, "
+                "timed before the step; lower is faster)",
             ]
         )
 
@@ -593,6 +615,7 @@ class Result:
             },
             "steady_rounds": self.steady_rounds,
             "host_stalls": self.host_stalls,
+            "host_speed_ms": round(self.host_speed_ms, 1),
         }
 
 
@@ -636,6 +659,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
                 )
             clients.append(client)
 
+    speed = host_speed_ms()
     # What exists now lives until the end: the collector never walks it again, so that its
     # pauses in this process do not count as the platform's latency (shisanshui/warm.py).
     gc.collect()
@@ -726,6 +750,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         steady_rounds=steady_rounds,
         welcome_ms=[1000 * (at - started) for at in welcomed if at is not None],
         host_stalls=host_stalls,
+        host_speed_ms=speed,
     )
 
 
@@ -740,7 +765,7 @@ def steal_share(before: Any, after: Any) -> float:
 RAMP_HEADER = (
     f"{'tables':>6} {'clients':>7} {'rounds':>6} {'rnd/min':>8} {'p50 ms':>7} {'p90 ms':>7} "
     f"{'p99 ms':>7} {'max ms':>7} {'p99 st':>7} {'errors':>6} {'rss MB':>7} {'cpu %':>6} "
-    f"{'steal %':>7} {'stall':>6}"
+    f"{'steal %':>7} {'stall':>6} {'speed':>6}"
 )
 
 
@@ -751,7 +776,8 @@ def ramp_row(r: Result) -> str:
         f"{max(r.latencies_ms, default=math.nan):>7.1f} {percentile(r.steady_ms, 99):>7.1f} "
         f"{r.error_count:>6} "
         f"{sum(r.rss_mb.values()):>7.0f} {sum(r.cpu_percent.values()):>6.0f} "
-        f"{r.steal_percent:>7.1f} {r.host_stalls.get('max', math.nan):>6.0f}"
+        f"{r.steal_percent:>7.1f} {r.host_stalls.get('max', math.nan):>6.0f} "
+        f"{r.host_speed_ms:>6.0f}"
     )
 
 

@@ -16,6 +16,7 @@ from django.core.management import call_command
 
 from benchmarks.load import (
     StallProbe,
+    host_speed_ms,
     next_ramp_step,
     parse_args,
     rounds_settled_between,
@@ -70,9 +71,18 @@ def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePla
     assert 0 <= steal <= 100
     stalls = dict(re.findall(r"(\w+)=([\d.]+)", figures["host_stall_ms"]))
     assert float(stalls["max"]) >= 0 and int(stalls["over_50"]) >= int(stalls["over_100"]) >= 0
+    speed = float(figures["host_speed_ms"].split()[0])
+    assert 0 < speed < 10_000
     # One round: the steady window (the last welcome to the first leave) holds it or not.
     steady_rounds = int(re.search(r"rounds=(\d+)", figures["cpu_ms_per_round_steady"]).group(1))
     assert steady_rounds in (0, 1)
+
+
+def test_host_speed_is_the_cpu_time_of_a_fixed_piece_of_work(monkeypatch) -> None:
+    # A process clock that advances 40, 90 and 50 ms over the three repeats: their median.
+    ticks = iter([0.0, 0.040, 1.0, 1.090, 2.0, 2.050])
+    monkeypatch.setattr(time, "process_time", lambda: next(ticks))
+    assert host_speed_ms() == pytest.approx(50.0)
 
 
 @pytest.mark.django_db
