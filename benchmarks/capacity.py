@@ -194,7 +194,8 @@ def ramp(url: str, max_tables: int, think: str) -> int:
             f"steady cpu_ms_per_round={steady:.1f} ({r.get('steady_rounds', 0)} rounds) "
             f"steal={r.get('steal_percent', 0.0):.1f}% "
             f"host stall max={r.get('host_stalls', {}).get('max', float('nan')):.0f} ms "
-            f"host speed={r.get('host_speed_ms', float('nan')):.0f} ms"
+            f"host speed={r.get('host_speed_ms', float('nan')):.0f} ms "
+            f"vacuums={r.get('vacuums')}"
         )
     largest = max(held, default=0)
     print(f"  largest table count with p99 < 100 ms and no error: {largest}")

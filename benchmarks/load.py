@@ -54,10 +54,12 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import uvloop
 import websockets
 from websockets.exceptions import ConnectionClosed
 
 from benchmarks.table_client import LatencyTracker, TableClient, cookie_header, percentile
+from benchmarks.vacuum import AutovacuumStandIn
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "load-Test-pw-7391"
@@ -533,6 +535,8 @@ class Result:
     host_stalls: dict[str, float] = field(default_factory=dict)
     # host_speed_ms() at the step's start (lower is faster).
     host_speed_ms: float = math.nan
+    # Tables the autovacuum stand-in vacuumed during the step (None: it did not run).
+    vacuums: int | None = None
 
     @property
     def rounds_per_minute(self) -> float:
@@ -584,6 +588,12 @@ class Result:
                 "(an idle process's 2 ms sleeps, woken late)",
                 f"host_speed_ms: {self.host_speed_ms:.1f} (a fixed piece of Python work, "
                 "timed before the step; lower is faster)",
+                "autovacuum_stand_in: "
+                + (
+                    "not running (the server's autovacuum, or --autovacuum off)"
+                    if self.vacuums is None
+                    else f"{self.vacuums} tables vacuumed during the step"
+                ),
             ]
         )
 
@@ -616,6 +626,7 @@ class Result:
             "steady_rounds": self.steady_rounds,
             "host_stalls": self.host_stalls,
             "host_speed_ms": round(self.host_speed_ms, 1),
+            "vacuums": self.vacuums,
         }
 
 
@@ -660,6 +671,8 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
             clients.append(client)
 
     speed = host_speed_ms()
+    vacuum = getattr(args, "vacuum", None)
+    vacuums = vacuum.vacuums if vacuum is not None else 0
     # What exists now lives until the end: the collector never walks it again, so that its
     # pauses in this process do not count as the platform's latency (shisanshui/warm.py).
     gc.collect()
@@ -751,6 +764,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         welcome_ms=[1000 * (at - started) for at in welcomed if at is not None],
         host_stalls=host_stalls,
         host_speed_ms=speed,
+        vacuums=(vacuum.vacuums - vacuums) if vacuum is not None else None,
     )
 
 
@@ -798,6 +812,26 @@ async def main_async(args: argparse.Namespace) -> int:
         f"seats: {args.seats} think: {think}",
         flush=True,
     )
+    args.vacuum = None
+    database_url = args.database_url or platform_database_url(
+        server_processes(args.urls, args.server_pids)
+    )
+    if database_url and args.autovacuum == "auto" and AutovacuumStandIn.needed(database_url):
+        args.vacuum = AutovacuumStandIn(database_url).start()
+        print(
+            "PostgreSQL's autovacuum is off on this server: this script vacuums the platform's "
+            f"database by autovacuum's rule every {args.vacuum.naptime:g} s "
+            "(benchmarks/vacuum.py; its CPU counts as PostgreSQL's)",
+            flush=True,
+        )
+    try:
+        return await _run_steps(args, sessions, rules)
+    finally:
+        if args.vacuum is not None:
+            args.vacuum.stop()
+
+
+async def _run_steps(args: argparse.Namespace, sessions: Sessions, rules: int) -> int:
     if not args.ramp:
         result = await run_step(args, sessions, rules, args.tables)
         print(result.report(), flush=True)
@@ -930,6 +964,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "hashing, for large ramps on a load-test machine)",
     )
     parser.add_argument("--json", action="store_true", help="also print each result as JSON")
+    parser.add_argument(
+        "--autovacuum",
+        choices=["auto", "off"],
+        default="auto",
+        help="auto (default): when the platform's PostgreSQL runs with autovacuum off, as "
+        "this machine's does, vacuum its database as autovacuum would (benchmarks/vacuum.py); "
+        "off: never",
+    )
+    parser.add_argument(
+        "--loop",
+        choices=["uvloop", "asyncio"],
+        default="uvloop",
+        help="this script's event loop (default uvloop: the clients cost the machine less, "
+        "and a frame waits less in this process before it is timed)",
+    )
     args = parser.parse_args(argv)
     if not 2 <= args.seats <= 4:
         parser.error("--seats must be 2 to 4")
@@ -957,6 +1006,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
+        if args.loop == "uvloop":
+            return uvloop.run(main_async(args))
         return asyncio.run(main_async(args))
     except urllib.error.URLError as exc:
         print(f"cannot reach {args.url}: {exc}", file=sys.stderr)
