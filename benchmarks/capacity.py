@@ -195,7 +195,8 @@ def ramp(url: str, max_tables: int, think: str) -> int:
             f"steal={r.get('steal_percent', 0.0):.1f}% "
             f"host stall max={r.get('host_stalls', {}).get('max', float('nan')):.0f} ms "
             f"host speed={r.get('host_speed_ms', float('nan')):.0f} ms "
-            f"vacuums={r.get('vacuums')}"
+            f"vacuums={r.get('vacuums')} "
+            f"client loop lag p99={r.get('client_loop_lag_ms', {}).get('p99', float('nan')):.0f} ms"
         )
     largest = max(held, default=0)
     print(f"  largest table count with p99 < 100 ms and no error: {largest}")

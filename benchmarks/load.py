@@ -402,6 +402,32 @@ def host_speed_ms(repeats: int = 3) -> float:
     return statistics.median(times)
 
 
+class LoopLag:
+    """How late this script's own event loop runs a callback, every ``every`` seconds while
+    a step plays: a frame that arrives while the loop is busy with other clients is timed
+    that much later than it came, so this is the load script's own part of the latencies."""
+
+    def __init__(self, every: float = 0.01) -> None:
+        self.every = every
+        self.lags_ms: list[float] = []
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            asked = time.monotonic()
+            await asyncio.sleep(self.every)
+            self.lags_ms.append(1000 * max(0.0, time.monotonic() - asked - self.every))
+
+    def stop(self) -> dict[str, float]:
+        self._task.cancel()
+        lags = self.lags_ms
+        return {
+            "p50": round(percentile(lags, 50), 1),
+            "p99": round(percentile(lags, 99), 1),
+            "max": round(max(lags, default=math.nan), 1),
+        }
+
+
 class StallProbe:
     """``STALL_PROBE`` in a process of its own for the length of a step."""
 
@@ -535,6 +561,8 @@ class Result:
     host_stalls: dict[str, float] = field(default_factory=dict)
     # host_speed_ms() at the step's start (lower is faster).
     host_speed_ms: float = math.nan
+    # LoopLag: this script's event loop's lateness during the step, ms (p50, p99, max).
+    loop_lag_ms: dict[str, float] = field(default_factory=dict)
     # Tables the autovacuum stand-in vacuumed during the step (None: it did not run).
     vacuums: int | None = None
 
@@ -588,6 +616,10 @@ class Result:
                 "(an idle process's 2 ms sleeps, woken late)",
                 f"host_speed_ms: {self.host_speed_ms:.1f} (a fixed piece of Python work, "
                 "timed before the step; lower is faster)",
+                f"client_loop_lag_ms: p50={self.loop_lag_ms.get('p50', math.nan):.1f} "
+                f"p99={self.loop_lag_ms.get('p99', math.nan):.1f} "
+                f"max={self.loop_lag_ms.get('max', math.nan):.1f} "
+                "(this script's own event loop, late by: its part of the latencies)",
                 "autovacuum_stand_in: "
                 + (
                     "not running (the server's autovacuum, or --autovacuum off)"
@@ -627,6 +659,7 @@ class Result:
             "host_stalls": self.host_stalls,
             "host_speed_ms": round(self.host_speed_ms, 1),
             "vacuums": self.vacuums,
+            "client_loop_lag_ms": self.loop_lag_ms,
         }
 
 
@@ -690,6 +723,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     rounds = step_rounds(args.rounds, tables, args.seats, args.min_samples)
     timeout = args.timeout + 30 * ((rounds or 0) - (args.rounds or 0))
     probe = StallProbe()
+    lag = LoopLag()
     started = time.monotonic()
     try:
         outcomes = await asyncio.gather(
@@ -699,6 +733,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         seconds = time.monotonic() - started
     finally:
         host_stalls = probe.stop()
+        loop_lag = lag.stop()
     system_cpu = psutil.cpu_percent()
     steal = steal_share(machine, psutil.cpu_times())
     client_cpu = sum(me.cpu_times()[:2]) - client_cpu
@@ -764,6 +799,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         welcome_ms=[1000 * (at - started) for at in welcomed if at is not None],
         host_stalls=host_stalls,
         host_speed_ms=speed,
+        loop_lag_ms=loop_lag,
         vacuums=(vacuum.vacuums - vacuums) if vacuum is not None else None,
     )
 

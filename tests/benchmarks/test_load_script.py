@@ -77,6 +77,8 @@ def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePla
         "0 tables vacuumed during the step",
         "not running (the server's autovacuum, or --autovacuum off)",
     )
+    lag = dict(re.findall(r"(\w+)=([\d.]+)", figures["client_loop_lag_ms"]))
+    assert 0 <= float(lag["p50"]) <= float(lag["p99"]) <= float(lag["max"])
     speed = float(figures["host_speed_ms"].split()[0])
     assert 0 < speed < 10_000
     # One round: the steady window (the last welcome to the first leave) holds it or not.
