@@ -852,6 +852,7 @@ async def main_async(args: argparse.Namespace) -> int:
     database_url = args.database_url or platform_database_url(
         server_processes(args.urls, args.server_pids)
     )
+    args.database_url = database_url  # found once: run_step measures its backends
     if database_url and args.autovacuum == "auto" and AutovacuumStandIn.needed(database_url):
         args.vacuum = AutovacuumStandIn(database_url).start()
         print(

@@ -85,19 +85,18 @@ class RoomRow(TypedDict):
     version: int
 
 
-def _row_ready() -> QuerySet[Room]:
-    """Rooms with everything their row needs, in two queries whatever their number. Not the
+def rooms_for_rows() -> QuerySet[Room]:
+    """Rooms read with everything their row needs but their seats, in one query. Not the
     table's state: a row needs only its watchers, and the state (every hand and the rules,
     parsed from ``jsonb``) cost more than the rest of the row together — on every lobby
     snapshot, and on every seat taken or freed, a table's leave included."""
-    return (
-        Room.objects.select_related("rules", "owner", "match", "table")
-        .defer("table__state")
-        .prefetch_related(
-            Prefetch(
-                "taken_seats", queryset=Seat.objects.select_related("user").order_by("position")
-            )
-        )
+    return Room.objects.select_related("rules", "owner", "match", "table").defer("table__state")
+
+
+def _row_ready() -> QuerySet[Room]:
+    """Rooms with everything their row needs, in two queries whatever their number."""
+    return rooms_for_rows().prefetch_related(
+        Prefetch("taken_seats", queryset=Seat.objects.select_related("user").order_by("position"))
     )
 
 

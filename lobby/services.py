@@ -130,6 +130,7 @@ from lobby.selectors import (
     room_get,
     room_list,
     room_row,
+    rooms_for_rows,
     seat_for_user,
     variant_rules,
 )
@@ -932,12 +933,7 @@ def _lock_row_ready(*, room_id: int) -> Room:
     """Lock the room's row, read with all its lobby row needs but its seats (`_notify` with
     the seats the caller reads under this lock): one query where a lock and the row's own
     read took three."""
-    return (
-        Room.objects.select_related("rules", "owner", "match", "table")
-        .defer("table__state")
-        .select_for_update(of=("self",))
-        .get(pk=room_id)
-    )
+    return rooms_for_rows().select_for_update(of=("self",)).get(pk=room_id)
 
 
 @dataclass(frozen=True)
