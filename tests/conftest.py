@@ -129,3 +129,15 @@ def table_states() -> Iterator[None]:
     table_services.forget_table_states()
     yield
     table_services.forget_table_states()
+
+
+@pytest.fixture(autouse=True)
+def default_language() -> Iterator[None]:
+    """Each test starts in the default language: a test client's request activates the
+    language it asked for (``LocaleMiddleware``) in the test's thread and leaves it there, so
+    a test after one that asked for zh-hans would otherwise read Chinese messages."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
