@@ -198,9 +198,21 @@ def ramp(url: str, max_tables: int, think: str) -> int:
             f"vacuums={r.get('vacuums')} "
             f"client loop lag p99={r.get('client_loop_lag_ms', {}).get('p99', float('nan')):.0f} ms"
         )
+        print(f"    {tail_summary(r)}")
     largest = max(held, default=0)
     print(f"  largest table count with p99 < 100 ms and no error: {largest}")
     return largest
+
+
+def tail_summary(result: dict[str, Any]) -> str:
+    """A ramp step's p99 by what the broadcast carried, and where its slowest 1 % was sent."""
+    by_action = " ".join(f"{name}={v['p99_ms']:.0f}" for name, v in result["by_action"].items())
+    tail = result["tail"]
+    where = ", ".join(f"{at:g} s" for at, _n in tail["windows"])
+    return (
+        f"p99 by action: {by_action} ms; the slowest 1 %: {100 * tail['share']:.0f} % of it "
+        f"sent in the {len(tail['windows'])} worst half-seconds ({where})"
+    )
 
 
 def soak(platform: Any, rounds: int, tables: int, seed: int) -> int:

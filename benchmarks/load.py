@@ -16,7 +16,12 @@ leave, so without the storms of every client connecting, or leaving, at once), t
 (error frames, unexpected closes, timeouts), and the server's memory (RSS) and CPU: CPU-ms
 per settled round over the whole step, and over the steady window only
 (``cpu_ms_per_round_steady``: the rounds settled in it, so without the connections, welcomes
-and leaves, which a step of a few rounds pays once per player).
+and leaves, which a step of a few rounds pays once per player). Where the tail comes from:
+``latency_by_action_ms`` splits the samples by what the broadcast carried (a Ready, the Ready
+that dealt the round, a submission, the submission that settled it: the last two cost the
+platform several times more), and ``p99_tail`` says how much of the slowest 1 % was sent in
+the 3 worst half-seconds of the step (most of it: a stall of every table at once; little: the
+steady load's own tail).
 ``--ramp`` runs 1, 2, 4, 8 … tables until p99 exceeds ``--target-ms`` (100), then
 ``--refine`` (2) steps in between (32 held, 64 did not: 48, then 40 or 56). Its small steps
 play more rounds than ``--rounds`` so that each times at least ``--min-samples`` (400)
@@ -58,7 +63,13 @@ import uvloop
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from benchmarks.table_client import LatencyTracker, TableClient, cookie_header, percentile
+from benchmarks.table_client import (
+    ACTION_CLASSES,
+    LatencyTracker,
+    TableClient,
+    cookie_header,
+    percentile,
+)
 from benchmarks.vacuum import AutovacuumStandIn
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -522,6 +533,28 @@ def rounds_settled_between(
     return count
 
 
+def tail_windows(
+    timed: list[tuple[float, float]], start: float, *, width: float = 0.5, top: int = 3
+) -> dict[str, Any]:
+    """Where in time the slowest 1 % of the samples were sent: the samples at or over the p99
+    (``timed``: (sent at, seconds)), counted in windows of ``width`` seconds from ``start``;
+    the ``top`` windows holding most of them, and the share of the tail they hold. A tail
+    made in a few windows is a stall (every table slow at once); one spread over the step is
+    the steady load's."""
+    if not timed:
+        return {"samples": 0, "share": math.nan, "windows": []}
+    p99 = percentile([s for _at, s in timed], 99)
+    slow = [at for at, s in timed if s >= p99]
+    counts = Counter(int((at - start) // width) for at in slow)
+    worst = counts.most_common(top)
+    return {
+        "samples": len(slow),
+        "share": sum(n for _w, n in worst) / len(slow),
+        "windows": [(round(w * width, 2), n) for w, n in worst],
+        "width": width,
+    }
+
+
 # -- one run -----------------------------------------------------------------------------------
 
 
@@ -565,6 +598,10 @@ class Result:
     loop_lag_ms: dict[str, float] = field(default_factory=dict)
     # Tables the autovacuum stand-in vacuumed during the step (None: it did not run).
     vacuums: int | None = None
+    # The samples by what the broadcast carried (table_client.ACTION_CLASSES), ms.
+    by_class_ms: dict[str, list[float]] = field(default_factory=dict)
+    # tail_windows(): where in the step the samples over the p99 were sent.
+    tail: dict[str, Any] = field(default_factory=dict)
 
     @property
     def rounds_per_minute(self) -> float:
@@ -594,6 +631,12 @@ class Result:
                 f"max={max(lat, default=math.nan):.1f} n={len(lat)}",
                 f"latency_steady_ms: p50={percentile(self.steady_ms, 50):.1f} "
                 f"p99={percentile(self.steady_ms, 99):.1f} n={len(self.steady_ms)}",
+                "latency_by_action_ms: "
+                + "; ".join(
+                    f"{name} p50={percentile(v, 50):.1f} p99={percentile(v, 99):.1f} n={len(v)}"
+                    for name, v in self.by_class_ms.items()
+                ),
+                self.tail_line(),
                 f"reply_ms: p50={percentile(self.replies_ms, 50):.1f} "
                 f"p99={percentile(self.replies_ms, 99):.1f} n={len(self.replies_ms)}",
                 f"welcome_ms: p50={percentile(self.welcome_ms, 50):.1f} "
@@ -629,6 +672,17 @@ class Result:
             ]
         )
 
+    def tail_line(self) -> str:
+        tail = self.tail
+        if not tail.get("samples"):
+            return "p99_tail: no samples"
+        where = ", ".join(f"{at:g} s: {n}" for at, n in tail["windows"])
+        return (
+            f"p99_tail: {tail['samples']} samples at or over the p99; "
+            f"{100 * tail['share']:.0f} % of them sent in the {len(tail['windows'])} "
+            f"worst {tail['width']:g}-second windows ({where}, from the step's start)"
+        )
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "tables": self.tables,
@@ -644,6 +698,15 @@ class Result:
             "welcome_p50_ms": round(percentile(self.welcome_ms, 50), 2),
             "welcome_p99_ms": round(percentile(self.welcome_ms, 99), 2),
             "steady_samples": len(self.steady_ms),
+            "by_action": {
+                name: {
+                    "p50_ms": round(percentile(v, 50), 2),
+                    "p99_ms": round(percentile(v, 99), 2),
+                    "samples": len(v),
+                }
+                for name, v in self.by_class_ms.items()
+            },
+            "tail": self.tail,
             "samples": len(self.latencies_ms),
             "errors": self.error_count,
             "rss_mb": {k: round(v, 1) for k, v in self.rss_mb.items()},
@@ -783,6 +846,8 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
         seconds=seconds,
         latencies_ms=[1000 * s for s in tracker.samples],
         steady_ms=steady,
+        by_class_ms={k: [1000 * s for s in tracker.by_class[k]] for k in ACTION_CLASSES},
+        tail=tail_windows(tracker.timed, started),
         replies_ms=[1000 * s for s in tracker.replies],
         errors=+errors,
         benign=+benign,

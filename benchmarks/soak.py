@@ -277,12 +277,14 @@ class SoakClient(TableClient):
         self.seat.table.run.notes["left_unannounced"] += 1
         self.left, self.left_reason = True, "unannounced"
 
-    def _apply_event(self, event: dict[str, Any], at: float) -> None:
+    def _apply_event(
+        self, event: dict[str, Any], at: float, batch: frozenset[str] = frozenset()
+    ) -> None:
         payload = event["payload"]
         newer = self.version is None or event["version"] > self.version
         if newer and event["type"] == "left" and payload.get("position") == self.position:
             self.left_reason = payload.get("reason")
-        super()._apply_event(event, at)
+        super()._apply_event(event, at, batch)
 
     def _record_result(self, round_no: int, result: dict[str, Any]) -> None:
         if round_no in self.results:

@@ -69,7 +69,9 @@ class LatencyTracker:
         self.samples: list[float] = []  # seconds
         self.timed: list[tuple[float, float]] = []  # (sent at, seconds), as samples
         self.replies: list[float] = []  # action -> its own ok, seconds
-        self.by_kind: dict[str, list[float]] = {"ready": [], "submitted": []}
+        # The samples by what the action's broadcast carried (ACTION_CLASSES): a Ready, the
+        # Ready that dealt the round, a submission, the submission that settled it.
+        self.by_class: dict[str, list[float]] = {name: [] for name in ACTION_CLASSES}
 
     def sent(self, key: tuple[Any, ...], at: float) -> None:
         self._sent.setdefault(key, at)
@@ -77,12 +79,28 @@ class LatencyTracker:
     def replied(self, seconds: float) -> None:
         self.replies.append(seconds)
 
-    def arrived(self, key: tuple[Any, ...], at: float) -> None:
+    def arrived(self, key: tuple[Any, ...], at: float, batch: frozenset[str] = frozenset()) -> None:
+        """The public event of ``key`` arrived at ``at``, in a frame whose events were of the
+        types ``batch``."""
         sent = self._sent.get(key)
         if sent is not None:
             self.samples.append(at - sent)
             self.timed.append((sent, at - sent))
-            self.by_kind[key[1]].append(at - sent)
+            self.by_class[action_class(key[1], batch)].append(at - sent)
+
+
+# What an action's broadcast carried: the action alone, or the round's deal (the last Ready)
+# or its settlement (the last submission) with it, which cost the platform several times more.
+ACTION_CLASSES = ("ready", "ready+deal", "submitted", "submitted+settled")
+
+
+def action_class(kind: str, batch: frozenset[str]) -> str:
+    """The class of a ``ready`` / ``submitted`` sample whose frame held events of ``batch``."""
+    if kind == "ready" and "deal" in batch:
+        return "ready+deal"
+    if kind == "submitted" and "settled" in batch:
+        return "submitted+settled"
+    return kind
 
 
 @dataclass
@@ -212,14 +230,17 @@ class TableClient:
             self.settled_at[round_no] = time.monotonic()
             self.rounds_played += 1
 
-    def _apply_event(self, event: dict[str, Any], at: float) -> None:
+    def _apply_event(
+        self, event: dict[str, Any], at: float, batch: frozenset[str] = frozenset()
+    ) -> None:
         version, kind, payload = event["version"], event["type"], event["payload"]
         if self.version is not None and version <= self.version:
             return
         self.version = version
         mine = payload.get("position") == self.position
         if kind in ("ready", "submitted") and self.tracker is not None and not mine:
-            self.tracker.arrived((self.room_id, kind, payload["position"], self.round_no), at)
+            key = (self.room_id, kind, payload["position"], self.round_no)
+            self.tracker.arrived(key, at, batch)
         if kind == "phase":
             self.phase = payload["phase"]
             if self.phase in LOBBY_PHASES:
@@ -339,12 +360,15 @@ class TableClient:
             self.position = frame["position"]
             if "snapshot" in frame:
                 self._apply_snapshot(frame["snapshot"])
-            for event in frame.get("events", []):
-                self._apply_event(event, at)
+            events = frame.get("events", [])
+            batch = frozenset(e["type"] for e in events)
+            for event in events:
+                self._apply_event(event, at, batch)
         elif kind == "events":
             self.stats.broadcasts += 1
+            batch = frozenset(e["type"] for e in frame["events"])
             for event in frame["events"]:
-                self._apply_event(event, at)
+                self._apply_event(event, at, batch)
         elif kind == "ok":
             key = self._pending.pop(str(frame.get("id")), None)
             if key is not None:

@@ -22,8 +22,10 @@ from benchmarks.load import (
     rounds_settled_between,
     steal_share,
     step_rounds,
+    tail_windows,
     window_cpu,
 )
+from benchmarks.table_client import LatencyTracker, action_class
 from games.management.commands.load_test_rules import LOAD_TEST_RULES
 from games.models import RuleConfiguration
 from tests.games.table_helpers import default_rules, fast_rules
@@ -45,7 +47,10 @@ def run_module(module: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePlatform) -> None:
     # Clocks long enough that no seat is auto-arranged on a busy machine; the bots act at once.
-    rules = fast_rules(name="Load smoke", special_choice_seconds=30, arrange_seconds=30)
+    # No reveal pacing, as the "Load test" rules: the last submission settles the round at once.
+    rules = fast_rules(
+        name="Load smoke", special_choice_seconds=30, arrange_seconds=30, reveal_interval_ms=0
+    )
     run = run_module(
         "benchmarks.load",
         *("--url", live_platform.url, "--tables", "1", "--seats", "2", "--rounds", "1"),
@@ -81,9 +86,63 @@ def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePla
     assert 0 <= float(lag["p50"]) <= float(lag["p99"]) <= float(lag["max"])
     speed = float(figures["host_speed_ms"].split()[0])
     assert 0 < speed < 10_000
+    # The samples by what the broadcast carried: the last Ready dealt and the last submission
+    # settled; each is seen by the other seat, as a broadcast (both seats said hello by then).
+    by_action = {
+        name: dict(re.findall(r"(\w+)=([\d.]+)", text))
+        for name, text in re.findall(
+            r"([a-z+]+) (p50=\S+ p99=\S+ n=\d+)", figures["latency_by_action_ms"]
+        )
+    }
+    assert list(by_action) == ["ready", "ready+deal", "submitted", "submitted+settled"]
+    assert sum(int(v["n"]) for v in by_action.values()) == int(latency["n"])
+    assert int(by_action["ready+deal"]["n"]) == int(by_action["submitted+settled"]["n"]) == 1
+    assert int(by_action["submitted"]["n"]) == 1
+    tail = re.match(r"(\d+) samples at or over the p99; (\d+) % of them", figures["p99_tail"])
+    assert tail is not None and int(tail.group(1)) >= 1 and int(tail.group(2)) == 100
     # One round: the steady window (the last welcome to the first leave) holds it or not.
     steady_rounds = int(re.search(r"rounds=(\d+)", figures["cpu_ms_per_round_steady"]).group(1))
     assert steady_rounds in (0, 1)
+
+
+def test_a_sample_is_classed_by_what_its_broadcast_carried() -> None:
+    assert action_class("ready", frozenset({"ready"})) == "ready"
+    assert action_class("ready", frozenset({"ready", "phase", "deal", "round_start"})) == (
+        "ready+deal"
+    )
+    assert action_class("submitted", frozenset({"submitted"})) == "submitted"
+    assert action_class("submitted", frozenset({"submitted", "reveal", "settled"})) == (
+        "submitted+settled"
+    )
+    # A deal in a submission's batch (a next round at once) does not make it a Ready's.
+    assert action_class("submitted", frozenset({"submitted", "deal"})) == "submitted"
+    tracker = LatencyTracker()
+    tracker.sent((1, "ready", 0, 1), 10.0)
+    tracker.sent((1, "submitted", 0, 1), 20.0)
+    tracker.arrived((1, "ready", 0, 1), 10.25, frozenset({"ready", "deal"}))
+    tracker.arrived((1, "submitted", 0, 1), 20.5, frozenset({"submitted"}))
+    tracker.arrived((2, "ready", 0, 1), 30.0)  # never sent by this process: no sample
+    assert tracker.samples == [0.25, 0.5]
+    assert tracker.by_class == {
+        "ready": [],
+        "ready+deal": [0.25],
+        "submitted": [0.5],
+        "submitted+settled": [],
+    }
+
+
+def test_the_tail_is_located_in_the_windows_that_hold_most_of_it() -> None:
+    # 200 samples of 10 ms spread over 20 s, and a stall at 7.2 s: 5 samples of 300 ms.
+    timed = [(100 + i / 10, 0.010) for i in range(200)]
+    timed += [(107.2 + i / 100, 0.300) for i in range(5)]
+    timed.append((115.0, 0.200))
+    tail = tail_windows(timed, 100.0, width=0.5, top=2)
+    # The p99 of 206 samples (nearest rank: the 204th) is 300 ms: the stall's 5 samples.
+    assert tail["samples"] == 5
+    assert tail["windows"] == [(7.0, 5)]
+    assert tail["share"] == 1.0
+    empty = tail_windows([], 0.0)
+    assert empty["samples"] == 0 and empty["windows"] == [] and math.isnan(empty["share"])
 
 
 def test_host_speed_is_the_cpu_time_of_a_fixed_piece_of_work(monkeypatch) -> None:

@@ -1,0 +1,21 @@
+"""The capacity script's summaries (benchmarks.capacity): what a ramp step's line says."""
+
+from __future__ import annotations
+
+from benchmarks.capacity import tail_summary
+
+
+def test_a_ramp_step_says_its_p99_by_action_and_where_its_tail_was_sent() -> None:
+    result = {
+        "by_action": {
+            "ready": {"p50_ms": 9.6, "p99_ms": 90.3, "samples": 8061},
+            "ready+deal": {"p50_ms": 24.7, "p99_ms": 198.3, "samples": 2688},
+            "submitted": {"p50_ms": 10.7, "p99_ms": 99.6, "samples": 8064},
+            "submitted+settled": {"p50_ms": 25.8, "p99_ms": 107.6, "samples": 2688},
+        },
+        "tail": {"samples": 215, "share": 0.58, "windows": [(19.0, 96), (13.5, 50), (0.0, 14)]},
+    }
+    assert tail_summary(result) == (
+        "p99 by action: ready=90 ready+deal=198 submitted=100 submitted+settled=108 ms; "
+        "the slowest 1 %: 58 % of it sent in the 3 worst half-seconds (19 s, 13.5 s, 0 s)"
+    )
