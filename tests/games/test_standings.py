@@ -8,13 +8,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
 from games import tasks
 from games.models import Round, RoundPlayer, Standing
-from games.standings import compute_standings, player_stats, standings, week_start
+from games.standings import _empty, _figures, compute_standings, player_stats, standings, week_start
 from tests.games.replay_helpers import GUNS_AND_SPECIAL, play_rigged_round
 from tests.games.table_helpers import make_player
 
@@ -75,6 +76,72 @@ def test_the_job_counts_every_figure_from_the_settled_rounds(
     settings.STANDINGS_MIN_ROUNDS = {"week": 2, "all": 1}
     assert standings(period="week", by="coins")["rows"] == []  # one round this week: too few
     assert len(standings(period="all", by="coins")["rows"]) == len(users)
+
+
+def test_the_database_counts_what_the_python_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL the job counts in one statement (``_STANDINGS_SQL``); elsewhere in Python
+    (``_figures``). The same rounds give the same figures: guns and a special, a hand played
+    automatically, an escape (not counted as automatic), a round of last month, a result
+    without pairs, gun values Python takes for false, and a bot at the table."""
+    from games import bots
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the statement is PostgreSQL's")
+    first, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
+    alice, bob = users["alice"], users["bob"]
+
+    def copy(number: int, **changes: Any) -> Round:
+        """The first round again as round ``number`` of its table, with ``changes``."""
+        round_ = Round.objects.get(pk=first.pk)
+        players = list(RoundPlayer.objects.filter(round=round_))
+        round_.pk, round_.number = None, number
+        for name, value in changes.items():
+            setattr(round_, name, value)
+        round_.save()
+        for player in players:
+            player.pk, player.round = None, round_
+            player.save()
+        return round_
+
+    second = copy(101, settled_at=timezone.now() - timedelta(days=40))  # last month
+    RoundPlayer.objects.filter(round=second, user=alice).update(auto="timeout")
+    RoundPlayer.objects.filter(round=second, user=bob).update(auto="left", escaped=True)
+    result = Round.objects.get(pk=first.pk).result
+    for pair in result["pairs"]:  # values Python takes for false
+        pair["gun"] = {"gun": False, "home_run": 0}.get(pair["gun"], pair["gun"])
+    result.pop("home_run")
+    copy(102, result=result)
+    fourth = copy(103, result=None)
+    RoundPlayer.objects.filter(round=fourth, user=users["carol"]).update(user=bots.bot_create())
+    copy(104, settled_at=None)  # not settled: not counted
+    home_run = Round.objects.get(pk=first.pk).result | {"home_run": str(alice.pk)}
+    copy(105, result=home_run)
+
+    now = timezone.now()
+    settled = RoundPlayer.objects.filter(round__settled_at__isnull=False, user__is_bot=False)
+    expected = {
+        "all": _figures(settled),
+        "week": _figures(settled.filter(round__settled_at__gte=week_start(now))),
+    }
+
+    def written() -> dict[str, dict[int, dict[str, int]]]:
+        found: dict[str, dict[int, dict[str, int]]] = {"all": {}, "week": {}}
+        for row in Standing.objects.all():
+            found[row.period][row.user_id] = {k: getattr(row, k) for k in _empty()}
+        return found
+
+    assert compute_standings(now) == len(expected["all"]) + len(expected["week"])
+    assert written() == {period: dict(by_user) for period, by_user in expected.items()}
+    # The other databases' way (in Python) writes the same rows.
+    monkeypatch.setattr(connection, "vendor", "sqlite")
+    assert compute_standings(now) == len(expected["all"]) + len(expected["week"])
+    monkeypatch.undo()
+    assert written() == {period: dict(by_user) for period, by_user in expected.items()}
+    # The data exercised every figure.
+    every = expected["all"][alice.pk] | expected["all"][bob.pk]
+    totals = {k: sum(f[k] for f in expected["all"].values()) for k in every}
+    assert all(totals.values()), totals
+    assert expected["all"][bob.pk]["auto"] == 0  # an escape is not an automatic hand
 
 
 def test_bots_have_no_standing(monkeypatch: pytest.MonkeyPatch) -> None:
