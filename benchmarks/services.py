@@ -3,6 +3,7 @@
     python -m benchmarks.services                  # 4 seats, 200 rounds, 3 runs
     python -m benchmarks.services --profile 30     # and the top 30 functions (cProfile, CPU time)
     python -m benchmarks.services --leaves 50      # and 50 times: the four leave, then sit down
+    python -m benchmarks.services --standings 16000  # and the standings job over 16,000 rounds
 
 A web process spends about half its CPU inside the table services (``table_ready``,
 ``table_submit`` …, on its service threads); the rest is frames, the consumers and the channel
@@ -15,7 +16,10 @@ the script prints the CPU-ms per settled round of this process and of its Postgr
 and the statements per round (BEGIN and COMMIT not counted); with ``--leaves N``, also N
 times the four players leaving the table one by one (``table_leave``, which frees their
 lobby seats and tells the lobby) and sitting down again (not measured), the same figures per
-leave. The commands publish to Redis
+leave. With ``--standings N``, the settled rounds are copied until N exist, and the standings
+job (``games.standings.compute_standings``, on the beat every STANDINGS_SECONDS) runs on them
+both ways: in one statement (PostgreSQL's way) and in Python (the other databases'), each
+with this process's and the backend's CPU. The commands publish to Redis
 (``BENCH_REDIS_URL``, by default redis://127.0.0.1:6379/15, flushed before and after) as in
 production; their deadlines are the table row's, which no poller reads here.
 """
@@ -55,9 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--leaves", type=int, default=0, help="per run, N times: leave, sit down again (0)"
     )
+    parser.add_argument(
+        "--standings", type=int, default=0, help="then the standings job over N rounds (0)"
+    )
     args = parser.parse_args(argv)
-    if args.rounds < 1 or args.runs < 1 or args.leaves < 0:
-        parser.error("--rounds and --runs must be at least 1, --leaves at least 0")
+    if args.rounds < 1 or args.runs < 1 or args.leaves < 0 or args.standings < 0:
+        parser.error("--rounds and --runs must be at least 1, --leaves and --standings at least 0")
 
     url = capacity.database_url(DATABASE)
     capacity.empty_database(url)
@@ -202,12 +209,64 @@ def main(argv: list[str] | None = None) -> int:
             f"median: a leave {statistics.median(f[0] for f in leaving):.2f} CPU-ms, "
             f"PostgreSQL backend {statistics.median(f[1] for f in leaving):.2f} CPU-ms"
         )
+    if args.standings:
+        standings_figures(args.standings, backend)
     audit = ledger_audit()
     print("ledger_audit:", "ok" if audit.ok else audit)
     redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()
     loop.close()
     connection.close()
     return 0 if audit.ok else 1
+
+
+def standings_figures(rounds: int, backend: int) -> None:
+    """Copy the settled rounds (their players too) until ``rounds`` exist, then time the
+    standings job in one statement and in Python: this process's CPU and the backend's."""
+    from django.db import connection, transaction
+
+    from games import standings
+    from games.models import Round, RoundPlayer
+
+    settled = list(Round.objects.filter(settled_at__isnull=False).order_by("pk"))
+    players: dict[int, list[RoundPlayer]] = {}
+    for player in RoundPlayer.objects.filter(round__in=settled):
+        players.setdefault(player.round_id, []).append(player)
+    last = max(r.number for r in settled)
+    copies = []
+    for n in range(max(0, rounds - len(settled))):
+        copy = settled[n % len(settled)]
+        copies.append((copy.pk, Round(**{**_fields(copy), "number": last + 1 + n})))
+    with transaction.atomic():
+        made = Round.objects.bulk_create([r for _pk, r in copies], batch_size=2000)
+        RoundPlayer.objects.bulk_create(
+            (
+                RoundPlayer(**{**_fields(p), "round_id": new.pk})
+                for (pk, _r), new in zip(copies, made, strict=True)
+                for p in players[pk]
+            ),
+            batch_size=5000,
+        )
+    total = Round.objects.filter(settled_at__isnull=False).count()
+    for name in ("postgresql", "python"):
+        if name == "python":
+            connection.vendor = "python"  # the other databases' way, on this one
+        b, t = backend_cpu_ms(backend), time.process_time()
+        written = standings.compute_standings()
+        cpu, pg = time.process_time() - t, backend_cpu_ms(backend) - b
+        way = "one statement" if name == "postgresql" else "in Python"
+        print(
+            f"standings over {total} settled rounds, {way}: {written} rows, "
+            f"this process {cpu * 1000:.0f} CPU-ms, PostgreSQL backend {pg:.0f} CPU-ms",
+            flush=True,
+        )
+    del connection.vendor
+
+
+def _fields(row: Any) -> dict[str, Any]:
+    """A model row's concrete fields by attribute name, without its primary key."""
+    return {
+        f.attname: getattr(row, f.attname) for f in row._meta.concrete_fields if not f.primary_key
+    }
 
 
 if __name__ == "__main__":
