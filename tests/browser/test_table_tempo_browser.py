@@ -85,4 +85,7 @@ def test_standard_tempo_ready_to_hand_and_comparison(
     }
     (test_output / "tempo.json").write_text(json.dumps(figures, indent=2))
     print("tempo:", json.dumps(figures))
-    assert ready_to_hand >= figures["deal_scheduled_s"]  # the deal played, not skipped
+    # The deal played, not skipped (a skipped deal shows the hand at once). The page lays each
+    # card at the server's time converted by its estimate of the clocks' skew, which can be a
+    # few ms early: 1.5595 s against 1.56 scheduled in one CI run.
+    assert ready_to_hand >= figures["deal_scheduled_s"] - 0.05
