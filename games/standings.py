@@ -84,6 +84,10 @@ def compute_standings(now: datetime | None = None) -> int:
     Standing.objects.all().delete()
     if connection.vendor == "postgresql":
         return _compute_in_sql(now)
+    return _compute_in_python(now)
+
+
+def _compute_in_python(now: datetime) -> int:
     settled = RoundPlayer.objects.filter(round__settled_at__isnull=False, user__is_bot=False)
     periods = {
         StandingPeriod.ALL: _figures(settled),
@@ -104,6 +108,7 @@ def compute_standings(now: datetime | None = None) -> int:
 # worker's CPU for 16,000 rounds, every STANDINGS_SECONDS, a core taken from the live tables
 # (docs/load-and-faults.md, "Fourteenth pass"). A JSON value counts as Python's truth does
 # (``null``, ``false``, ``""`` and ``0`` are not a gun).
+_COLUMNS = ", ".join(_empty())  # the figures' columns, in the order they are summed
 _FIGURES = ", ".join(f"sum({name})::bigint" for name in _empty())
 _STANDINGS_SQL = f"""
 WITH played AS (
@@ -129,9 +134,7 @@ WITH played AS (
     ) g
     WHERE r.settled_at IS NOT NULL AND NOT u.is_bot
 )
-INSERT INTO {Standing._meta.db_table}
-    (user_id, period, rounds, water, coins, guns, shot, home_runs, specials, auto, escapes,
-     computed_at)
+INSERT INTO {Standing._meta.db_table} (user_id, period, {_COLUMNS}, computed_at)
 SELECT user_id, %(all)s, {_FIGURES}, %(now)s FROM played GROUP BY user_id
 UNION ALL
 SELECT user_id, %(this_week)s, {_FIGURES}, %(now)s FROM played WHERE this_week GROUP BY user_id
