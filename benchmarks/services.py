@@ -19,9 +19,10 @@ lobby seats and tells the lobby) and sitting down again (not measured), the same
 leave. With ``--standings N``, the settled rounds are copied until N exist, and the standings
 job (``games.standings.compute_standings``, on the beat every STANDINGS_SECONDS) runs on them
 both ways: in one statement (PostgreSQL's way) and in Python (the other databases'), each
-with this process's and the backend's CPU. The commands publish to Redis
-(``BENCH_REDIS_URL``, by default redis://127.0.0.1:6379/15, flushed before and after) as in
-production; their deadlines are the table row's, which no poller reads here.
+with this process's and the backend's CPU — a full recount of the N rounds, then a run that
+counts the newest N/16 (as if settled since the last run), then a run with nothing new. The
+commands publish to Redis (``BENCH_REDIS_URL``, by default redis://127.0.0.1:6379/15, flushed
+before and after) as in production; their deadlines are the table row's, which no poller reads here.
 """
 
 from __future__ import annotations
@@ -221,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def standings_figures(rounds: int, backend: int) -> None:
     """Copy the settled rounds (their players too) until ``rounds`` exist, then time the
-    standings job in one statement and in Python: this process's CPU and the backend's."""
+    standings job in one statement and in Python (this process's CPU and the backend's): a
+    full recount, a run after 1/16 of the rounds were settled since the last, and a run with
+    nothing new."""
     from django.db import connection, transaction
 
     from games import standings
@@ -247,18 +250,27 @@ def standings_figures(rounds: int, backend: int) -> None:
             batch_size=5000,
         )
     total = Round.objects.filter(settled_at__isnull=False).count()
+    fresh = max(1, total // 16)  # the rounds settled since the last run, in the second run
+    newest = Round.objects.filter(settled_at__isnull=False).order_by("-pk")[:fresh]
     for name in ("postgresql", "python"):
         if name == "python":
             connection.vendor = "python"  # the other databases' way, on this one
-        b, t = backend_cpu_ms(backend), time.process_time()
-        written = standings.compute_standings()
-        cpu, pg = time.process_time() - t, backend_cpu_ms(backend) - b
         way = "one statement" if name == "postgresql" else "in Python"
-        print(
-            f"standings over {total} settled rounds, {way}: {written} rows, "
-            f"this process {cpu * 1000:.0f} CPU-ms, PostgreSQL backend {pg:.0f} CPU-ms",
-            flush=True,
-        )
+        for runs, full in (
+            ("every round counted again", True),
+            (f"{fresh} new", False),
+            ("none new", False),
+        ):
+            if not full and runs != "none new":  # the newest rounds as if settled since
+                Round.objects.filter(pk__in=[r.pk for r in newest]).update(standings_counted=False)
+            b, t = backend_cpu_ms(backend), time.process_time()
+            written = standings.compute_standings(full=full)
+            cpu, pg = time.process_time() - t, backend_cpu_ms(backend) - b
+            print(
+                f"standings over {total} settled rounds, {way}, {runs}: {written} rows, "
+                f"this process {cpu * 1000:.0f} CPU-ms, PostgreSQL backend {pg:.0f} CPU-ms",
+                flush=True,
+            )
     del connection.vendor
 
 

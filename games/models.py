@@ -447,6 +447,11 @@ class Round(models.Model):
         blank=True,
         related_name="+",
     )
+    # Whether the standings job (games.standings) has added the settled round to the players'
+    # standings: each round is counted once, so the job reads only the rounds settled since.
+    standings_counted = models.BooleanField(
+        _("counted in the standings"), default=False, db_default=False, editable=False
+    )
 
     class Meta:
         verbose_name = _("round")
@@ -454,6 +459,14 @@ class Round(models.Model):
         ordering = ["table", "number"]
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="one_round_per_number")
+        ]
+        indexes = [
+            # The rounds the standings job has still to count (few: those settled since it ran).
+            models.Index(
+                fields=["id"],
+                name="round_standings_uncounted",
+                condition=models.Q(settled_at__isnull=False, standings_counted=False),
+            )
         ]
 
     def __str__(self) -> str:
@@ -583,7 +596,7 @@ class StandingPeriod(models.TextChoices):
 
 
 class Standing(models.Model):
-    """A player's statistics over a period (issue 18), computed by the beat job
+    """A player's statistics over a period (issue 18), counted by the beat job
     ``games.tasks.compute_standings`` (``games.standings``), never on request: the rounds
     settled this week (since Monday 00:00 UTC) or ever, their water and coins, the guns fired
     and suffered, the home runs, the specials declared, the hands played automatically (a
@@ -602,7 +615,7 @@ class Standing(models.Model):
     specials = models.PositiveIntegerField(_("specials declared"), default=0)
     auto = models.PositiveIntegerField(_("hands played automatically"), default=0)
     escapes = models.PositiveIntegerField(_("escapes"), default=0)
-    computed_at = models.DateTimeField(_("computed at"))
+    computed_at = models.DateTimeField(_("computed at"))  # the run that last changed the row
 
     class Meta:
         verbose_name = _("standing")
@@ -615,3 +628,22 @@ class Standing(models.Model):
     @property
     def water_per_round(self) -> float:
         return self.water / self.rounds if self.rounds else 0.0
+
+
+class StandingsRun(models.Model):
+    """One run of the standings job: when, how many newly settled rounds it counted, how many
+    standing rows it wrote, and whether it recounted every round (``full``). The pages' "computed
+    at" is the last run's time: a standing row changes only when its player has played since."""
+
+    ran_at = models.DateTimeField(_("ran at"), db_index=True)
+    rounds = models.PositiveIntegerField(_("rounds counted"), default=0)
+    rows = models.PositiveIntegerField(_("rows written"), default=0)
+    full = models.BooleanField(_("full recount"), default=False)
+
+    class Meta:
+        verbose_name = _("standings run")
+        verbose_name_plural = _("standings runs")
+        ordering = ["-ran_at"]
+
+    def __str__(self) -> str:
+        return f"{self.ran_at:%Y-%m-%d %H:%M:%S} {self.rounds} rounds"

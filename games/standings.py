@@ -19,7 +19,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import Round, RoundPlayer, Standing, StandingPeriod
+from games.models import Round, RoundPlayer, Standing, StandingPeriod, StandingsRun
 
 BY = ("coins", "water")
 
@@ -77,41 +77,99 @@ def _figures(rows: QuerySet[RoundPlayer]) -> dict[int, dict[str, int]]:
     return figures
 
 
+# The job takes this transaction-level advisory lock on PostgreSQL, so that two runs (a beat
+# that fired twice, a full recount by hand) count one after the other, never the same rounds
+# twice. Its key is arbitrary; nothing else takes it.
+_LOCK = 0x5353_5354  # "SSST"
+_KEEP_RUNS = timedelta(days=30)  # how long the job's runs are kept (StandingsRun)
+
+
 @transaction.atomic
-def compute_standings(now: datetime | None = None) -> int:
-    """Recompute every person's standings of both periods; returns the rows written."""
+def compute_standings(now: datetime | None = None, *, full: bool = False) -> int:
+    """Count the rounds settled since the last run into the standings of both periods;
+    returns the standing rows written (added to or created).
+
+    Each settled round is counted once (``Round.standings_counted``), so a run reads only the
+    rounds settled since the one before, not the whole history. This week's rows are dropped
+    first when they are last week's (not changed since Monday 00:00 UTC). ``full``: forget the
+    standings and count every settled round again (``manage.py compute_standings --full``)."""
     now = now or timezone.now()
-    Standing.objects.all().delete()
     if connection.vendor == "postgresql":
-        return _compute_in_sql(now)
-    return _compute_in_python(now)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK])
+    if full:
+        Standing.objects.all().delete()
+        Round.objects.filter(standings_counted=True).update(standings_counted=False)
+    else:
+        Standing.objects.filter(
+            period=StandingPeriod.WEEK, computed_at__lt=week_start(now)
+        ).delete()
+    if connection.vendor == "postgresql":
+        rounds, rows = _count_in_sql(now)
+    else:
+        rounds, rows = _count_in_python(now)
+    StandingsRun.objects.create(ran_at=now, rounds=rounds, rows=rows, full=full)
+    StandingsRun.objects.filter(ran_at__lt=now - _KEEP_RUNS).delete()
+    return rows
 
 
-def _compute_in_python(now: datetime) -> int:
-    settled = RoundPlayer.objects.filter(round__settled_at__isnull=False, user__is_bot=False)
-    periods = {
-        StandingPeriod.ALL: _figures(settled),
-        StandingPeriod.WEEK: _figures(settled.filter(round__settled_at__gte=week_start(now))),
-    }
-    rows = [
-        Standing(user_id=user_id, period=period, computed_at=now, **figures)
-        for period, by_user in periods.items()
-        for user_id, figures in by_user.items()
-    ]
-    Standing.objects.bulk_create(rows)
-    return len(rows)
+def _count_in_python(now: datetime, batch: int = 2000) -> tuple[int, int]:
+    """The other databases' way: the uncounted rounds' figures added in Python, ``batch``
+    rounds at a time. Returns the rounds counted and the rows written."""
+    uncounted = list(
+        Round.objects.filter(settled_at__isnull=False, standings_counted=False)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    week = week_start(now)
+    written: set[tuple[int, str]] = set()
+    for at in range(0, len(uncounted), batch):
+        ids = uncounted[at : at + batch]
+        settled = RoundPlayer.objects.filter(round_id__in=ids, user__is_bot=False)
+        periods = {
+            StandingPeriod.ALL: _figures(settled),
+            StandingPeriod.WEEK: _figures(settled.filter(round__settled_at__gte=week)),
+        }
+        for period, by_user in periods.items():
+            _add(period, by_user, now)
+            written.update((user_id, period) for user_id in by_user)
+        Round.objects.filter(pk__in=ids).update(standings_counted=True)
+    return len(uncounted), len(written)
 
 
-# The figures of ``_figures`` in one statement, on PostgreSQL: the rounds' results are read by
-# the server (a round player's guns and shots from its round's pairs), and the rows written
-# there too. In Python the job built a model and parsed a result per round player: 14 s of the
-# worker's CPU for 16,000 rounds, every STANDINGS_SECONDS, a core taken from the live tables
-# (docs/load-and-faults.md, "Fourteenth pass"). A JSON value counts as Python's truth does
-# (``null``, ``false``, ``""`` and ``0`` are not a gun).
+def _add(period: str, by_user: dict[int, dict[str, int]], now: datetime) -> None:
+    """Add these figures to the players' rows of ``period`` (made when missing)."""
+    found = {s.user_id: s for s in Standing.objects.filter(period=period, user_id__in=by_user)}
+    new = []
+    for user_id, figures in by_user.items():
+        row = found.get(user_id)
+        if row is None:
+            new.append(Standing(user_id=user_id, period=period, computed_at=now, **figures))
+            continue
+        for name, value in figures.items():
+            setattr(row, name, getattr(row, name) + value)
+        row.computed_at = now
+    Standing.objects.bulk_create(new)
+    Standing.objects.bulk_update(found.values(), [*_empty(), "computed_at"])
+
+
+# The figures of ``_figures`` in one statement, on PostgreSQL: the rounds not yet counted are
+# marked counted, their results read by the server (a round player's guns and shots from its
+# round's pairs), and their sums added to the rows (made when missing) in the same statement.
+# In Python the job built a model and parsed a result per round player: 14 s of the worker's
+# CPU for 16,000 rounds, every STANDINGS_SECONDS, a core taken from the live tables; reading the
+# whole history on every run still grew without bound (docs/load-and-faults.md, "Fourteenth
+# pass" and "Fifteenth pass"). A JSON value counts as Python's truth does (``null``, ``false``,
+# ``""`` and ``0`` are not a gun).
 _COLUMNS = ", ".join(_empty())  # the figures' columns, in the order they are summed
-_FIGURES = ", ".join(f"sum({name})::bigint" for name in _empty())
+_FIGURES = ", ".join(f"sum({name})::bigint AS {name}" for name in _empty())
+_ADDED = ", ".join(f"{name} = s.{name} + EXCLUDED.{name}" for name in _empty())
 _STANDINGS_SQL = f"""
-WITH played AS (
+WITH counted AS (
+    UPDATE {Round._meta.db_table} SET standings_counted = true
+    WHERE settled_at IS NOT NULL AND NOT standings_counted
+    RETURNING id, settled_at, result
+), played AS (
     SELECT p.user_id, r.settled_at >= %(week)s AS this_week, 1 AS rounds, p.water,
            p.delta AS coins, g.guns, g.shot,
            coalesce(r.result ->> 'home_run' = p.user_id::text, false)::int AS home_runs,
@@ -119,7 +177,7 @@ WITH played AS (
            (p.auto <> '' AND NOT p.escaped)::int AS auto,
            p.escaped::int AS escapes
     FROM {RoundPlayer._meta.db_table} p
-    JOIN {Round._meta.db_table} r ON r.id = p.round_id
+    JOIN counted r ON r.id = p.round_id
     JOIN {User._meta.db_table} u ON u.id = p.user_id
     CROSS JOIN LATERAL (
         SELECT count(*) FILTER (WHERE pair ->> 'shooter' = p.user_id::text) AS guns,
@@ -132,16 +190,23 @@ WITH played AS (
         WHERE coalesce(pair -> 'gun', 'null') NOT IN ('null', 'false', '""', '0')
           AND p.user_id::text IN (pair ->> 'a', pair ->> 'b')
     ) g
-    WHERE r.settled_at IS NOT NULL AND NOT u.is_bot
+    WHERE NOT u.is_bot
+), summed AS (
+    SELECT user_id, %(all)s AS period, {_FIGURES} FROM played GROUP BY user_id
+    UNION ALL
+    SELECT user_id, %(this_week)s, {_FIGURES} FROM played WHERE this_week GROUP BY user_id
+), written AS (
+    INSERT INTO {Standing._meta.db_table} AS s (user_id, period, {_COLUMNS}, computed_at)
+    SELECT user_id, period, {_COLUMNS}, %(now)s FROM summed
+    ON CONFLICT (user_id, period) DO UPDATE SET {_ADDED}, computed_at = EXCLUDED.computed_at
+    RETURNING 1
 )
-INSERT INTO {Standing._meta.db_table} (user_id, period, {_COLUMNS}, computed_at)
-SELECT user_id, %(all)s, {_FIGURES}, %(now)s FROM played GROUP BY user_id
-UNION ALL
-SELECT user_id, %(this_week)s, {_FIGURES}, %(now)s FROM played WHERE this_week GROUP BY user_id
+SELECT (SELECT count(*) FROM counted), (SELECT count(*) FROM written)
 """
 
 
-def _compute_in_sql(now: datetime) -> int:
+def _count_in_sql(now: datetime) -> tuple[int, int]:
+    """Returns the rounds counted and the rows written."""
     with connection.cursor() as cursor:
         cursor.execute(
             _STANDINGS_SQL,
@@ -152,7 +217,13 @@ def _compute_in_sql(now: datetime) -> int:
                 "this_week": StandingPeriod.WEEK.value,
             },
         )
-        return cursor.rowcount
+        rounds, rows = cursor.fetchone()
+    return int(rounds), int(rows)
+
+
+def last_run() -> datetime | None:
+    """When the standings job last ran (None before its first run)."""
+    return StandingsRun.objects.values_list("ran_at", flat=True).order_by("-ran_at").first()
 
 
 def min_rounds(period: str) -> int:
@@ -173,12 +244,11 @@ def standings(*, period: str, by: str, limit: int = 50) -> dict[str, Any]:
         rows.sort(key=lambda s: (-s.coins, -s.water_per_round, s.user.get_username()))
     else:
         rows.sort(key=lambda s: (-s.water_per_round, -s.coins, s.user.get_username()))
-    computed = max((s.computed_at for s in rows), default=None)
     return {
         "period": period,
         "by": by,
         "min_rounds": min_rounds(period),
-        "computed_at": computed,
+        "computed_at": last_run(),
         "rows": [
             {"rank": rank, **standing_json(s)} for rank, s in enumerate(rows[:limit], start=1)
         ],
@@ -211,6 +281,5 @@ def player_stats(user: User) -> dict[str, Any]:
             out[period] = {"player": user.get_username(), **_empty(), "water_per_round": 0.0}
         else:
             out[period] = standing_json(standing)
-    computed = [s.computed_at for s in found.values()]
-    out["computed_at"] = max(computed) if computed else None
+    out["computed_at"] = last_run()
     return out

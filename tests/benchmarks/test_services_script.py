@@ -81,17 +81,19 @@ def test_bad_arguments_are_refused_before_anything_is_touched() -> None:
     assert "--leaves and --standings at least 0" in run.stderr
 
 
-def test_the_standings_job_is_timed_both_ways_over_the_rounds_asked_for() -> None:
+def test_the_standings_job_is_timed_both_ways_recounting_and_counting_the_new_rounds() -> None:
     # 10 warming rounds and 2 measured are played: copied to 40 settled rounds.
     run = _run("--rounds", "2", "--runs", "1", "--standings", "40")
     assert run.returncode == 0, run.stdout + run.stderr
     found = re.findall(
-        r"standings over (\d+) settled rounds, (one statement|in Python): (\d+) rows, "
-        r"this process (\d+) CPU-ms, PostgreSQL backend (\d+) CPU-ms",
+        r"standings over (\d+) settled rounds, (one statement|in Python), ([a-z0-9 ]+): "
+        r"(\d+) rows, this process (\d+) CPU-ms, PostgreSQL backend (\d+) CPU-ms",
         run.stdout,
     )
-    assert [(f[0], f[1], f[2]) for f in found] == [
-        ("40", "one statement", "8"),  # 4 players, this week and all time
-        ("40", "in Python", "8"),
+    # 4 players, this week and all time: 8 rows written by a run that counts any round.
+    assert [(f[0], f[1], f[2], f[3]) for f in found] == [
+        ("40", way, runs, rows)
+        for way in ("one statement", "in Python")
+        for runs, rows in (("every round counted again", "8"), ("2 new", "8"), ("none new", "0"))
     ]
     assert "ledger_audit: ok" in run.stdout.splitlines()

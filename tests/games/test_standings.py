@@ -4,17 +4,21 @@ the API only read them."""
 
 from __future__ import annotations
 
+import io
+import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
 from games import tasks
-from games.models import Round, RoundPlayer, Standing
+from games.models import Round, RoundPlayer, Standing, StandingsRun
 from games.standings import _empty, _figures, compute_standings, player_stats, standings, week_start
 from tests.games.replay_helpers import GUNS_AND_SPECIAL, play_rigged_round
 from tests.games.table_helpers import make_player
@@ -26,6 +30,33 @@ def logged_in(user: Any) -> Client:
     client = Client()
     client.force_login(user)
     return client
+
+
+def copier(first: Round) -> Callable[..., Round]:
+    """A function that copies ``first`` as round ``number`` of its table, with ``changes``
+    (uncounted, as a newly settled round is)."""
+
+    def copy(number: int, **changes: Any) -> Round:
+        round_ = Round.objects.get(pk=first.pk)
+        players = list(RoundPlayer.objects.filter(round=round_))
+        round_.pk, round_.number, round_.standings_counted = None, number, False
+        for name, value in changes.items():
+            setattr(round_, name, value)
+        round_.save()
+        for player in players:
+            player.pk, player.round = None, round_
+            player.save()
+        return round_
+
+    return copy
+
+
+def written() -> dict[str, dict[int, dict[str, int]]]:
+    """The standing rows, by period and player: their figures."""
+    found: dict[str, dict[int, dict[str, int]]] = {"all": {}, "week": {}}
+    for row in Standing.objects.all():
+        found[row.period][row.user_id] = {k: getattr(row, k) for k in _empty()}
+    return found
 
 
 def test_the_week_starts_on_monday_utc() -> None:
@@ -59,13 +90,16 @@ def test_the_job_counts_every_figure_from_the_settled_rounds(
             assert figures["specials"] == bool(row.special)
     assert sum(s.coins for s in Standing.objects.filter(period="all")) == 0
 
-    # Last month's round counts all time, not this week.
+    # A counted round is not counted again.
+    assert compute_standings() == 0
+    assert player_stats(users["alice"])["all"]["rounds"] == 1
+    # Last month's round counts all time, not this week (counted again: the history changed).
     Round.objects.filter(pk=round_.pk).update(settled_at=timezone.now() - timedelta(days=40))
-    compute_standings()
+    compute_standings(full=True)
     alice = player_stats(users["alice"])
     assert alice["all"]["rounds"] == 1 and alice["week"]["rounds"] == 0
     Round.objects.filter(pk=round_.pk).update(settled_at=timezone.now())
-    compute_standings()
+    compute_standings(full=True)
 
     ranked = standings(period="all", by="coins")["rows"]
     assert [r["coins"] for r in ranked] == sorted((r["coins"] for r in ranked), reverse=True)
@@ -89,19 +123,7 @@ def test_the_database_counts_what_the_python_counts(monkeypatch: pytest.MonkeyPa
         pytest.skip("the statement is PostgreSQL's")
     first, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
     alice, bob = users["alice"], users["bob"]
-
-    def copy(number: int, **changes: Any) -> Round:
-        """The first round again as round ``number`` of its table, with ``changes``."""
-        round_ = Round.objects.get(pk=first.pk)
-        players = list(RoundPlayer.objects.filter(round=round_))
-        round_.pk, round_.number = None, number
-        for name, value in changes.items():
-            setattr(round_, name, value)
-        round_.save()
-        for player in players:
-            player.pk, player.round = None, round_
-            player.save()
-        return round_
+    copy = copier(first)
 
     second = copy(101, settled_at=timezone.now() - timedelta(days=40))  # last month
     RoundPlayer.objects.filter(round=second, user=alice).update(auto="timeout")
@@ -124,17 +146,11 @@ def test_the_database_counts_what_the_python_counts(monkeypatch: pytest.MonkeyPa
         "week": _figures(settled.filter(round__settled_at__gte=week_start(now))),
     }
 
-    def written() -> dict[str, dict[int, dict[str, int]]]:
-        found: dict[str, dict[int, dict[str, int]]] = {"all": {}, "week": {}}
-        for row in Standing.objects.all():
-            found[row.period][row.user_id] = {k: getattr(row, k) for k in _empty()}
-        return found
-
     assert compute_standings(now) == len(expected["all"]) + len(expected["week"])
     assert written() == {period: dict(by_user) for period, by_user in expected.items()}
     # The other databases' way (in Python) writes the same rows.
     monkeypatch.setattr(connection, "vendor", "sqlite")
-    assert compute_standings(now) == len(expected["all"]) + len(expected["week"])
+    assert compute_standings(now, full=True) == len(expected["all"]) + len(expected["week"])
     monkeypatch.undo()
     assert written() == {period: dict(by_user) for period, by_user in expected.items()}
     # The data exercised every figure.
@@ -142,6 +158,105 @@ def test_the_database_counts_what_the_python_counts(monkeypatch: pytest.MonkeyPa
     totals = {k: sum(f[k] for f in expected["all"].values()) for k in every}
     assert all(totals.values()), totals
     assert expected["all"][bob.pk]["auto"] == 0  # an escape is not an automatic hand
+
+
+@pytest.mark.parametrize("vendor", ["postgresql", "sqlite"])
+def test_each_run_counts_the_rounds_settled_since_the_last(
+    monkeypatch: pytest.MonkeyPatch, vendor: str
+) -> None:
+    """The job counts each settled round once: runs between which rounds are settled end with
+    the rows a full recount of the whole history gives, in both ways (PostgreSQL's statement,
+    the other databases' Python), and a run with nothing new writes nothing."""
+    if vendor == "postgresql" and connection.vendor != "postgresql":
+        pytest.skip("the statement is PostgreSQL's")
+    first, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
+    copy = copier(first)
+    monkeypatch.setattr(connection, "vendor", vendor)
+    now = timezone.now()
+    assert compute_standings(now) == 2 * len(users)
+    assert Round.objects.filter(standings_counted=False, settled_at__isnull=False).count() == 0
+    unsettled = copy(200, settled_at=None)
+    copy(201)
+    copy(202, settled_at=now - timedelta(days=40))  # last month: all time only
+    RoundPlayer.objects.filter(round__number=201, user=users["alice"]).update(auto="timeout")
+    assert compute_standings(now) == 2 * len(users)  # every player's two rows added to
+    run = StandingsRun.objects.order_by("-pk").first()
+    assert run is not None and (run.rounds, run.rows, run.full) == (2, 2 * len(users), False)
+    assert compute_standings(now) == 0  # nothing new
+    Round.objects.filter(pk=unsettled.pk).update(settled_at=now)  # settled now
+    assert compute_standings(now) == 2 * len(users)
+    counted = written()
+    assert {f["rounds"] for f in counted["all"].values()} == {4}
+    assert {f["rounds"] for f in counted["week"].values()} == {3}
+    assert counted["all"][users["alice"].pk]["auto"] == 1
+    assert compute_standings(now, full=True) == 2 * len(users)
+    assert written() == counted
+    assert StandingsRun.objects.count() == 5 and StandingsRun.objects.filter(full=True).count() == 1
+
+
+def test_this_weeks_rows_start_again_on_monday(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first run of a week drops last week's rows (a round settled on Sunday and counted
+    on Monday counts all time only), and keeps the all-time rows."""
+    first, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
+    copy = copier(first)
+    sunday = week_start(timezone.now()) + timedelta(days=6, hours=23, minutes=59)
+    Round.objects.filter(pk=first.pk).update(settled_at=sunday - timedelta(hours=1))
+    compute_standings(sunday)
+    assert {f["rounds"] for f in written()["week"].values()} == {1}
+    copy(300, settled_at=sunday + timedelta(seconds=30))  # settled before Monday 00:00
+    monday = sunday + timedelta(minutes=3)
+    assert week_start(monday) > week_start(sunday)
+    compute_standings(monday)
+    found = written()
+    assert found["week"] == {} and {f["rounds"] for f in found["all"].values()} == {2}
+    copy(301, settled_at=monday)
+    compute_standings(monday + timedelta(minutes=5))
+    assert {f["rounds"] for f in written()["week"].values()} == {1}
+    assert player_stats(users["alice"])["all"]["rounds"] == 3
+
+
+def test_two_runs_at_once_count_each_round_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs at the same time (a beat that fired twice, a recount by hand): each new round
+    is counted by one of them."""
+    first, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
+    copy = copier(first)
+    for number in range(400, 420):
+        copy(number)
+    start = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            start.wait()
+            compute_standings()
+        except BaseException as error:  # noqa: BLE001 - reported by the test
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert {f["rounds"] for f in written()["all"].values()} == {21}
+    assert sum(r.rounds for r in StandingsRun.objects.all()) == 21
+
+
+def test_the_command_counts_and_recounts(monkeypatch: pytest.MonkeyPatch) -> None:
+    _round, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
+    out = io.StringIO()
+    call_command("compute_standings", stdout=out)
+    assert (
+        out.getvalue().strip()
+        == f"counted: 1 settled rounds, {2 * len(users)} standing rows written"
+    )
+    before = written()
+    out = io.StringIO()
+    call_command("compute_standings", "--full", stdout=out)
+    assert out.getvalue().startswith("full recount: 1 settled rounds")
+    assert written() == before
 
 
 def test_bots_have_no_standing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -163,6 +278,7 @@ def test_the_pages_and_the_api_read_what_the_job_wrote(
     client = logged_in(alice)
     before = client.get("/api/games/standings/?period=week&by=coins").json()
     assert before["rows"] == []  # not computed yet: nothing is computed on request
+    assert before["computed_at"] is None
     compute_standings()
 
     page = client.get("/games/standings/?period=week&by=water", HTTP_ACCEPT_LANGUAGE="zh-hans")
@@ -179,6 +295,11 @@ def test_the_pages_and_the_api_read_what_the_job_wrote(
     assert client.get("/api/games/standings/?period=year").status_code == 400
     stats = client.get(f"/api/games/players/{alice.username}/stats/").json()
     assert stats["all"]["rounds"] == 1
+    # "Computed at" is the job's last run, for a player who has not played since too.
+    compute_standings()
+    later = client.get(f"/api/games/players/{alice.username}/stats/").json()["computed_at"]
+    assert later is not None and later > stats["computed_at"] == api["computed_at"]
+    assert client.get("/api/games/standings/?period=all&by=coins").json()["computed_at"] == later
     assert client.get("/api/games/players/nobody-here/stats/").status_code == 404
     assert Client().get("/api/games/standings/").status_code == 403
     assert Client().get("/games/standings/").status_code == 302  # to the log-in page
