@@ -4,6 +4,7 @@
     python -m benchmarks.services --profile 30     # and the top 30 functions (cProfile, CPU time)
     python -m benchmarks.services --leaves 50      # and 50 times: the four leave, then sit down
     python -m benchmarks.services --standings 16000  # and the standings job over 16,000 rounds
+    python -m benchmarks.services --bots 3         # one person and three bots at the table
 
 A web process spends about half its CPU inside the table services (``table_ready``,
 ``table_submit`` …, on its service threads); the rest is frames, the consumers and the channel
@@ -11,7 +12,8 @@ layer. This measures that half alone, so a change to the hot path can be judged 
 without the load script's noise: on a fresh PostgreSQL database ``shisanshui_services`` (the
 server of ``DATABASE_URL``, by default postgres://postgres@127.0.0.1:5432), with the "Load
 test" rules, four players play rounds by calling the services directly — every seat presses
-Ready, then submits the engine's best arrangement (computed outside the measured time) — and
+Ready, then submits the engine's best arrangement (computed outside the measured time; with
+``--bots K`` the last K players are bots, whose seats are dealt no suggestions) — and
 the script prints the CPU-ms per settled round of this process and of its PostgreSQL backend,
 and the statements per round (BEGIN and COMMIT not counted); with ``--leaves N``, also N
 times the four players leaving the table one by one (``table_leave``, which frees their
@@ -63,9 +65,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--standings", type=int, default=0, help="then the standings job over N rounds (0)"
     )
+    parser.add_argument(
+        "--bots", type=int, default=0, help=f"of the {SEATS} players, how many are bots (0)"
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.runs < 1 or args.leaves < 0 or args.standings < 0:
         parser.error("--rounds and --runs must be at least 1, --leaves and --standings at least 0")
+    if not 0 <= args.bots < SEATS:
+        parser.error(f"--bots must be from 0 to {SEATS - 1}: a table needs a person")
 
     url = capacity.database_url(DATABASE)
     capacity.empty_database(url)
@@ -99,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
 
     rules = RuleConfiguration.objects.get(name="Load test")
     users = [user_signup(username=f"sb_{i}", password=None) for i in range(SEATS)]
+    for bot in users[SEATS - args.bots :]:  # seated as bots: no suggestions dealt to them
+        bot.is_bot = True
+        bot.save(update_fields=["is_bot"])
     room = room_create(owner=users[0], name="Bench", base_score=1, seats=SEATS, rules=rules)
     for user in users[1:]:
         room_join(user=user, room_id=room.pk)

@@ -328,7 +328,7 @@ def deal(
     Publishes the commitment to deck and salt first; each seat privately gets its cards (13,
     or 16 with spare cards; in dealing order, with when each lands), its special if any (with
     spare cards, also the 3 it sets aside) with the advice on it (``advice``: play it or
-    arrange, RULES.md §5.1), and the suggestions.
+    arrange, RULES.md §5.1), and the suggestions (none for a bot's seat).
     """
     verify_deal(state, deck=deck, salt=salt, start_seat=start_seat)
     config = state.config
@@ -381,7 +381,9 @@ def deal(
                 config.deal_mode, len(order), index, config.deal_interval_ms, size
             ),
             "special": seat.special,
-            "suggestions": suggestions(hand, config, state.table_opponents),
+            # A bot works out its own play (games.bots): the engine's suggestions would only
+            # be stored, so a bot's seat gets none (a quarter of a deal's CPU each).
+            "suggestions": [] if seat.bot else suggestions(hand, config, state.table_opponents),
         }
         if seat.special is not None:
             payload["advice"] = special_advice_json(step.state, seat)

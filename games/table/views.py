@@ -79,9 +79,11 @@ def _private_seat(state: TableState, seat: SeatState, now: float) -> Json:
         "auto": seat.auto,
         "draft": seat.draft,
         "suggestions": (
-            suggestions(hand, state.config, state.table_opponents)
-            if playing and hand is not None
-            else None
+            None
+            if not playing or hand is None
+            else []
+            if seat.bot  # a bot works out its own play (games.bots)
+            else suggestions(hand, state.config, state.table_opponents)
         ),
         "advice": special_advice_json(state, seat) if playing else None,
         "deadline": deadline,

@@ -53,6 +53,14 @@ def test_a_few_rounds_print_their_figures_and_the_ledger_reconciles() -> None:
     assert "ledger_audit: ok" in lines
 
 
+def test_bots_at_the_table_play_their_rounds_too() -> None:
+    run = _run("--rounds", "2", "--runs", "1", "--bots", "3")
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert len([line for line in lines if line.startswith("run ")]) == 1
+    assert "ledger_audit: ok" in lines
+
+
 def test_leaves_print_their_figures_between_the_rounds() -> None:
     run = _run("--rounds", "2", "--runs", "2", "--leaves", "2")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -76,6 +84,9 @@ def test_bad_arguments_are_refused_before_anything_is_touched() -> None:
     run = _run("--leaves", "-1")
     assert run.returncode == 2
     assert "--leaves and --standings at least 0" in run.stderr
+    run = _run("--bots", "4")
+    assert run.returncode == 2
+    assert "--bots must be from 0 to 3: a table needs a person" in run.stderr
     run = _run("--standings", "-5")
     assert run.returncode == 2
     assert "--leaves and --standings at least 0" in run.stderr

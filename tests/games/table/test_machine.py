@@ -191,6 +191,28 @@ def test_8_2_deal_goes_counter_clockwise_from_the_starting_seat() -> None:
     assert len(hands[0]["suggestions"]) >= 1
 
 
+def test_8_2_a_bots_seat_is_dealt_no_suggestions() -> None:
+    """A bot works out its own play (games.bots): the engine's suggestions, a quarter of a
+    deal's CPU each, go only to the people; the bot's hand, special and advice are as ever."""
+    game = Game(2, capacity=3)
+    game.do(machine.sit, player="b2", position=2, bot=True)
+    game.ready_all()
+    deck = plain_deck(3, 9)
+    game.deal(deck, start_seat=0)
+    hands = {int(e.audience[1:]): e.payload for e in game.events("hand")}
+    assert set(hands) == {0, 1, 2}
+    assert hands[2]["suggestions"] == [] and hands[2]["cards"] == [str(x) for x in game.hand(2)]
+    for person in (0, 1):
+        opponents = game.state.table_opponents
+        best = arrange(game.hand(person), DEFAULT_CONFIG, opponents=opponents).suggestions
+        assert [s["expected_water"] for s in hands[person]["suggestions"]] == [
+            s.expected_water for s in best
+        ]
+    assert snapshot_for(game.state, 2, now=game.now)["you"]["suggestions"] == []
+    mine = snapshot_for(game.state, 0, now=game.now)["you"]["suggestions"]
+    assert mine == hands[0]["suggestions"]
+
+
 def test_8_2_simultaneous_deal_gives_everyone_a_card_at_once() -> None:
     game = Game(4, RuleConfig(deal_mode="simultaneous", deal_interval_ms=100))
     game.ready_all()
