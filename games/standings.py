@@ -84,16 +84,25 @@ _LOCK = 0x5353_5354  # "SSST"
 _KEEP_RUNS = timedelta(days=30)  # how long the job's runs are kept (StandingsRun)
 
 
-@transaction.atomic
 def compute_standings(now: datetime | None = None, *, full: bool = False) -> int:
-    """Count the rounds settled since the last run into the standings of both periods;
-    returns the standing rows written (added to or created).
+    """Count the rounds settled since the last run into the standings of both periods
+    (:func:`run_standings`); returns the standing rows written (added to or created)."""
+    return run_standings(now, full=full).rows
+
+
+@transaction.atomic
+def run_standings(now: datetime | None = None, *, full: bool = False) -> StandingsRun:
+    """Count the rounds settled since the last run into the standings of both periods; the
+    run's record.
 
     Each settled round is counted once (``Round.standings_counted``), so a run reads only the
-    rounds settled since the one before, not the whole history. This week's rows are dropped
-    first when they are last week's (not changed since Monday 00:00 UTC). ``full``: forget the
-    standings and count every settled round again (``manage.py compute_standings --full``)."""
-    now = now or timezone.now()
+    rounds settled since the one before, not the whole history; a round settled after the
+    run's week (``now``'s) waits for a run of its own week. This week's rows are dropped first
+    when they are last week's (not changed since Monday 00:00 UTC). ``full``: forget the
+    standings and count every settled round again (``manage.py compute_standings --full``);
+    the first run ever is one, whatever rows it finds (a deploy's old beat may have written
+    its own between the migration and the new code). ``now`` (by default the time the lock
+    was taken) is the run's time."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK])
@@ -101,6 +110,8 @@ def compute_standings(now: datetime | None = None, *, full: bool = False) -> int
             # ANALYZE) the planner expects millions of rows and compiles the statement, 0.45 s
             # of the server's CPU for a run that finds no new round.
             cursor.execute("SET LOCAL jit = off")
+    now = now or timezone.now()
+    full = full or not StandingsRun.objects.exists()
     if full:
         Standing.objects.all().delete()
         Round.objects.filter(standings_counted=True).update(standings_counted=False)
@@ -112,16 +123,23 @@ def compute_standings(now: datetime | None = None, *, full: bool = False) -> int
         rounds, rows = _count_in_sql(now)
     else:
         rounds, rows = _count_in_python(now)
-    StandingsRun.objects.create(ran_at=now, rounds=rounds, rows=rows, full=full)
+    run = StandingsRun.objects.create(ran_at=now, rounds=rounds, rows=rows, full=full)
     StandingsRun.objects.filter(ran_at__lt=now - _KEEP_RUNS).delete()
-    return rows
+    return run
+
+
+def _next_week(now: datetime) -> datetime:
+    """Monday 00:00 UTC after ``now``: the rounds settled from then on wait for a later run."""
+    return week_start(now) + timedelta(days=7)
 
 
 def _count_in_python(now: datetime, batch: int = 2000) -> tuple[int, int]:
     """The other databases' way: the uncounted rounds' figures added in Python, ``batch``
     rounds at a time. Returns the rounds counted and the rows written."""
     uncounted = list(
-        Round.objects.filter(settled_at__isnull=False, standings_counted=False)
+        Round.objects.filter(
+            settled_at__isnull=False, settled_at__lt=_next_week(now), standings_counted=False
+        )
         .order_by("pk")
         .values_list("pk", flat=True)
     )
@@ -171,7 +189,7 @@ _ADDED = ", ".join(f"{name} = s.{name} + EXCLUDED.{name}" for name in _empty())
 _STANDINGS_SQL = f"""
 WITH counted AS (
     UPDATE {Round._meta.db_table} SET standings_counted = true
-    WHERE settled_at IS NOT NULL AND NOT standings_counted
+    WHERE settled_at IS NOT NULL AND NOT standings_counted AND settled_at < %(next_week)s
     RETURNING id, settled_at, result
 ), played AS (
     SELECT p.user_id, r.settled_at >= %(week)s AS this_week, 1 AS rounds, p.water,
@@ -216,6 +234,7 @@ def _count_in_sql(now: datetime) -> tuple[int, int]:
             _STANDINGS_SQL,
             {
                 "week": week_start(now),
+                "next_week": _next_week(now),
                 "now": now,
                 "all": StandingPeriod.ALL.value,
                 "this_week": StandingPeriod.WEEK.value,

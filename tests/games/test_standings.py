@@ -191,28 +191,51 @@ def test_each_run_counts_the_rounds_settled_since_the_last(
     assert counted["all"][users["alice"].pk]["auto"] == 1
     assert compute_standings(now, full=True) == 2 * len(users)
     assert written() == counted
-    assert StandingsRun.objects.count() == 5 and StandingsRun.objects.filter(full=True).count() == 1
+    fulls = StandingsRun.objects.filter(full=True).order_by("pk")
+    assert list(fulls.values_list("rounds", flat=True)) == [1, 4]  # the first run, and --full
+    assert StandingsRun.objects.count() == 5
 
 
 def test_this_weeks_rows_start_again_on_monday(monkeypatch: pytest.MonkeyPatch) -> None:
     """The first run of a week drops last week's rows (a round settled on Sunday and counted
-    on Monday counts all time only), and keeps the all-time rows."""
+    on Monday counts all time only), and keeps the all-time rows; a run counts no round
+    settled after its own week (it waited for the lock, or its clock is behind), which a run
+    of the right week counts."""
     first, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
     copy = copier(first)
     sunday = week_start(timezone.now()) + timedelta(days=6, hours=23, minutes=59)
     Round.objects.filter(pk=first.pk).update(settled_at=sunday - timedelta(hours=1))
+    early = copy(299, settled_at=sunday + timedelta(minutes=10))  # Monday 00:09
     compute_standings(sunday)
     assert {f["rounds"] for f in written()["week"].values()} == {1}
+    assert not Round.objects.get(pk=early.pk).standings_counted
     copy(300, settled_at=sunday + timedelta(seconds=30))  # settled before Monday 00:00
     monday = sunday + timedelta(minutes=3)
     assert week_start(monday) > week_start(sunday)
     compute_standings(monday)
     found = written()
-    assert found["week"] == {} and {f["rounds"] for f in found["all"].values()} == {2}
+    assert {f["rounds"] for f in found["week"].values()} == {1}  # Monday 00:09's only
+    assert {f["rounds"] for f in found["all"].values()} == {3}
     copy(301, settled_at=monday)
     compute_standings(monday + timedelta(minutes=5))
-    assert {f["rounds"] for f in written()["week"].values()} == {1}
-    assert player_stats(users["alice"])["all"]["rounds"] == 3
+    assert {f["rounds"] for f in written()["week"].values()} == {2}
+    assert player_stats(users["alice"])["all"]["rounds"] == 4
+
+
+def test_the_first_run_counts_every_round_whatever_rows_it_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A deploy's old beat may write its rows between the migration and the new job: the new
+    job's first run counts every settled round again instead of adding to them."""
+    _round, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
+    now = timezone.now()
+    for user in users.values():  # what a job of before left, from the same history
+        for period in ("all", "week"):
+            Standing.objects.create(user=user, period=period, rounds=1, computed_at=now)
+    compute_standings()
+    assert {f["rounds"] for period in written().values() for f in period.values()} == {1}
+    run = StandingsRun.objects.get()
+    assert run.full and run.rounds == 1
 
 
 def test_two_runs_at_once_count_each_round_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -248,11 +271,12 @@ def test_the_command_counts_and_recounts(monkeypatch: pytest.MonkeyPatch) -> Non
     _round, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
     out = io.StringIO()
     call_command("compute_standings", stdout=out)
-    assert (
-        out.getvalue().strip()
-        == f"counted: 1 settled rounds, {2 * len(users)} standing rows written"
-    )
+    rows = 2 * len(users)
+    assert out.getvalue().strip() == f"full recount: 1 settled rounds, {rows} standing rows written"
     before = written()
+    out = io.StringIO()
+    call_command("compute_standings", stdout=out)
+    assert out.getvalue().strip() == "counted: 0 settled rounds, 0 standing rows written"
     out = io.StringIO()
     call_command("compute_standings", "--full", stdout=out)
     assert out.getvalue().startswith("full recount: 1 settled rounds")

@@ -11,8 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from games.models import StandingsRun
-from games.standings import compute_standings
+from games.standings import run_standings
 
 
 class Command(BaseCommand):
@@ -24,10 +23,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        rows = compute_standings(full=options["full"])
-        run = StandingsRun.objects.order_by("-ran_at", "-pk").first()
-        assert run is not None
+        run = run_standings(full=options["full"])
         self.stdout.write(
             f"{'full recount' if run.full else 'counted'}: {run.rounds} settled rounds, "
-            f"{rows} standing rows written"
+            f"{run.rows} standing rows written"
         )
