@@ -10,21 +10,19 @@ class AddIndexConcurrentlyOnPostgres(AddIndexConcurrently):
     """CREATE INDEX CONCURRENTLY on PostgreSQL, so that the deals, which insert rounds, go on
     while the index is built over every round; a plain CREATE INDEX elsewhere."""
 
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+    @staticmethod
+    def _way(schema_editor):
         if schema_editor.connection.vendor == "postgresql":
-            super().database_forwards(app_label, schema_editor, from_state, to_state)
-        else:
-            migrations.AddIndex.database_forwards(
-                self, app_label, schema_editor, from_state, to_state
-            )
+            return AddIndexConcurrently
+        return migrations.AddIndex
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        way = self._way(schema_editor)
+        way.database_forwards(self, app_label, schema_editor, from_state, to_state)
 
     def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, from_state, to_state)
-        else:
-            migrations.AddIndex.database_backwards(
-                self, app_label, schema_editor, from_state, to_state
-            )
+        way = self._way(schema_editor)
+        way.database_backwards(self, app_label, schema_editor, from_state, to_state)
 
 
 class Migration(migrations.Migration):

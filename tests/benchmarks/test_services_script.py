@@ -78,18 +78,15 @@ def test_leaves_print_their_figures_between_the_rounds() -> None:
 
 
 def test_bad_arguments_are_refused_before_anything_is_touched() -> None:
-    run = _run("--rounds", "0")
-    assert run.returncode == 2
-    assert "--rounds and --runs must be at least 1" in run.stderr
-    run = _run("--leaves", "-1")
-    assert run.returncode == 2
-    assert "--leaves and --standings at least 0" in run.stderr
-    run = _run("--bots", "4")
-    assert run.returncode == 2
-    assert "--bots must be from 0 to 3: a table needs a person" in run.stderr
-    run = _run("--standings", "-5")
-    assert run.returncode == 2
-    assert "--leaves and --standings at least 0" in run.stderr
+    for args, message in (
+        (("--rounds", "0"), "--rounds and --runs must be at least 1"),
+        (("--leaves", "-1"), "--leaves and --standings at least 0"),
+        (("--bots", "4"), "--bots must be from 0 to 3: a table needs a person"),
+        (("--standings", "-5"), "--leaves and --standings at least 0"),
+    ):
+        run = _run(*args)
+        assert run.returncode == 2, args
+        assert message in run.stderr, args
 
 
 def test_the_standings_job_is_timed_both_ways_recounting_and_counting_the_new_rounds() -> None:
