@@ -167,7 +167,7 @@ def bursts(url: str, runs: int, rounds: int) -> dict[str, Any]:
     return {"cpu_ms_per_round": median, "per_process": per_process, "p99_ms": p99}
 
 
-def ramp(url: str, max_tables: int, think: str) -> int:
+def ramp(url: str, max_tables: int, think: str, stagger: float = 0.0) -> int:
     results = load(
         url,
         "--ramp",
@@ -175,13 +175,16 @@ def ramp(url: str, max_tables: int, think: str) -> int:
         "4",
         "--think",
         think,
+        "--stagger",
+        f"{stagger:g}",
         "--max-tables",
         str(max_tables),
         "--prefix",
         f"cr{time.time_ns()}",
     )
     held = [r["tables"] for r in results if r["p99_ms"] <= 100 and r["errors"] == 0]
-    print("\nramp (human pace, think", think, "s):")
+    spread = f"first Ready over 0-{stagger:g} s" if stagger else "every table at once"
+    print(f"\nramp (human pace, think {think} s, {spread}):")
     for r in results:
         total = sum(r["cpu_ms_per_round"].values())
         parts = " ".join(f"{k}={v:.0f}" for k, v in sorted(r["cpu_ms_per_round"].items()))
@@ -209,9 +212,11 @@ def tail_summary(result: dict[str, Any]) -> str:
     by_action = " ".join(f"{name}={v['p99_ms']:.0f}" for name, v in result["by_action"].items())
     tail = result["tail"]
     where = ", ".join(f"{at:g} s" for at, _n in tail["windows"])
+    sent = "/".join(str(n) for n in tail.get("sent", []))
     return (
         f"p99 by action: {by_action} ms; the slowest 1 %: {100 * tail['share']:.0f} % of it "
-        f"sent in the {len(tail['windows'])} worst half-seconds ({where})"
+        f"sent in the {len(tail['windows'])} worst half-seconds ({where}; they sent {sent} "
+        f"samples, a mean half-second {tail.get('mean_sent', float('nan')):.0f})"
     )
 
 
@@ -261,6 +266,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="the seed of the soak's faults")
     parser.add_argument("--max-tables", type=int, default=256, help="the ramp's last step")
     parser.add_argument("--think", default="0.5,3", help="the ramp's think time, MIN,MAX s")
+    parser.add_argument(
+        "--stagger",
+        type=float,
+        default=0.0,
+        help="the ramp's tables begin their first round over this many seconds (default 0: "
+        "together; see benchmarks.load --stagger)",
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.web <= 8:
         parser.error("--web must be 1 to 8")
@@ -286,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.what in ("bursts", "all"):
             bursts(platform.url, args.runs, args.rounds or 52)
         if args.what in ("ramp", "all"):
-            ramp(platform.url, args.max_tables, args.think)
+            ramp(platform.url, args.max_tables, args.think, args.stagger)
     finally:
         platform.stop()
     return 0

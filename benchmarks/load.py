@@ -44,6 +44,7 @@ import http.cookiejar
 import json
 import math
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -547,11 +548,16 @@ def tail_windows(
     slow = [at for at, s in timed if s >= p99]
     counts = Counter(int((at - start) // width) for at in slow)
     worst = counts.most_common(top)
+    # How busy those windows were: the actions sent in each (all of them, fast or slow),
+    # against the mean of the windows that sent any (the tables' rounds in step make waves).
+    sent = Counter(int((at - start) // width) for at, _s in timed)
     return {
         "samples": len(slow),
         "share": sum(n for _w, n in worst) / len(slow),
         "windows": [(round(w * width, 2), n) for w, n in worst],
         "width": width,
+        "sent": [sent[w] for w, _n in worst],
+        "mean_sent": len(timed) / len(sent),
     }
 
 
@@ -677,10 +683,12 @@ class Result:
         if not tail.get("samples"):
             return "p99_tail: no samples"
         where = ", ".join(f"{at:g} s: {n}" for at, n in tail["windows"])
+        sent = "/".join(str(n) for n in tail["sent"])
         return (
             f"p99_tail: {tail['samples']} samples at or over the p99; "
             f"{100 * tail['share']:.0f} % of them sent in the {len(tail['windows'])} "
-            f"worst {tail['width']:g}-second windows ({where}, from the step's start)"
+            f"worst {tail['width']:g}-second windows ({where}, from the step's start), "
+            f"which sent {sent} samples in all against {tail['mean_sent']:.0f} in a mean window"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -746,6 +754,9 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     decisions: dict[tuple[int, int], bool] = {}
     clients: list[TableClient] = []
     for table_no, (room, group) in enumerate(zip(rooms, groups, strict=True)):
+        # --stagger: the table's first Ready waits a random part of that many seconds (every
+        # seat of the table the same), as a table opened a moment later than the others would.
+        first_delay = random.uniform(0, args.stagger) if args.stagger else 0.0
         for seat_no, (name, cookie) in enumerate(group):
             seat_origin, seat_ws = bases[(table_no * args.seats + seat_no) % len(bases)]
             client = TableClient(
@@ -758,6 +769,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
                 play_special=args.play_special,
                 think=args.think,
                 silence_seconds=max(2.0, 1.0 + (args.think[1] if args.think else 0.0)),
+                first_delay=first_delay,
             )
             if args.duration:
                 # Decided once per table and round, so every seat stops after the same round.
@@ -784,7 +796,7 @@ async def run_step(args: argparse.Namespace, sessions: Sessions, rules: int, tab
     me = psutil.Process()
     client_cpu = sum(me.cpu_times()[:2])
     rounds = step_rounds(args.rounds, tables, args.seats, args.min_samples)
-    timeout = args.timeout + 30 * ((rounds or 0) - (args.rounds or 0))
+    timeout = args.timeout + args.stagger + 30 * ((rounds or 0) - (args.rounds or 0))
     probe = StallProbe()
     lag = LoopLag()
     started = time.monotonic()
@@ -908,9 +920,10 @@ async def main_async(args: argparse.Namespace) -> int:
     first = await sessions.get(1)
     rules = args.rules or find_rules(args.urls[0], first[0][1], args.rules_name)
     think = f"{args.think[0]:g}-{args.think[1]:g} s" if args.think else "none (all at once)"
+    stagger = f"0-{args.stagger:g} s" if args.stagger else "none (every table at once)"
     print(
         f"url: {' '.join(args.urls)} prefix: {args.prefix} rules: {rules} "
-        f"seats: {args.seats} think: {think}",
+        f"seats: {args.seats} think: {think} first Ready: {stagger}",
         flush=True,
     )
     args.vacuum = None
@@ -1049,6 +1062,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="MIN,MAX seconds each bot waits before each action, like a person "
         "(default: act at once, every seat of a table in the same millisecond)",
     )
+    parser.add_argument(
+        "--stagger",
+        type=float,
+        default=0.0,
+        help="each table's first Ready waits a random 0 to this many seconds, so that the "
+        "tables' rounds do not begin (nor deal, nor settle) together as they would if every "
+        "table sat down in the same second (default 0: all at once)",
+    )
     parser.add_argument("--play-special", action="store_true", help="play special hands")
     parser.add_argument("--server-pids", type=int, nargs="*", help="processes to measure")
     parser.add_argument(
@@ -1086,6 +1107,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--seats must be 2 to 4")
     if args.refine < 0:
         parser.error("--refine must be 0 or more")
+    if not 0 <= args.stagger <= 60:
+        parser.error("--stagger must be 0 to 60 seconds")
     if args.rounds is None and args.duration is None:
         args.rounds = 3
     if args.min_samples is None:

@@ -135,6 +135,7 @@ class TableClient:
         max_backoff: float = 2.0,
         on_event: Callable[[TableClient, dict[str, Any]], None] | None = None,
         think: tuple[float, float] | None = None,
+        first_delay: float = 0.0,
     ) -> None:
         self.url = f"{ws_url.rstrip('/')}/ws/table/{room_id}/"
         self.room_id = room_id
@@ -148,6 +149,10 @@ class TableClient:
         # Seconds (uniformly between the two) a person would take before each action; None
         # acts at once (every seat of a table in the same millisecond: the worst case).
         self.think = think
+        # Seconds the first action (the first Ready) waits, on top of any thinking: a table
+        # that sits down later than the others (the load script's --stagger).
+        self.first_delay = first_delay
+        self._started = first_delay <= 0
         self._thinking: set[tuple[str, int]] = set()  # actions being thought about
         self._thought: set[tuple[str, int]] = set()  # actions thought about: send now
         self._tasks: set[asyncio.Task[None]] = set()
@@ -313,7 +318,7 @@ class TableClient:
             return  # answered ok: its events are on the way
         if key in self._action_ids and self._action_ids[key] in self._pending:
             return  # already sent on this connection; its reply is on the way
-        if self.think is not None and key not in self._thought:
+        if (self.think is not None or not self._started) and key not in self._thought:
             if key not in self._thinking:
                 self._thinking.add(key)
                 task = asyncio.create_task(self._think_then_act(key))
@@ -334,8 +339,11 @@ class TableClient:
         await self._send({**action, "id": action_id})
 
     async def _think_then_act(self, key: tuple[str, int]) -> None:
-        assert self.think is not None
-        await asyncio.sleep(random.uniform(*self.think))
+        delay = random.uniform(*self.think) if self.think is not None else 0.0
+        if not self._started:
+            self._started = True
+            delay += self.first_delay
+        await asyncio.sleep(delay)
         self._thinking.discard(key)
         self._thought.add(key)
         if self._ws is not None and self.position is not None and self.phase is not None:

@@ -3,7 +3,9 @@ and the "Load test" rules it plays with."""
 
 from __future__ import annotations
 
+import asyncio
 import io
+import json
 import math
 import re
 import subprocess
@@ -25,7 +27,7 @@ from benchmarks.load import (
     tail_windows,
     window_cpu,
 )
-from benchmarks.table_client import LatencyTracker, action_class
+from benchmarks.table_client import LatencyTracker, TableClient, action_class
 from games.management.commands.load_test_rules import LOAD_TEST_RULES
 from games.models import RuleConfiguration
 from tests.games.table_helpers import default_rules, fast_rules
@@ -54,8 +56,9 @@ def test_load_script_plays_a_round_and_prints_its_figures(live_platform: LivePla
     run = run_module(
         "benchmarks.load",
         *("--url", live_platform.url, "--tables", "1", "--seats", "2", "--rounds", "1"),
-        *("--rules-name", rules.name, "--timeout", "60"),
+        *("--rules-name", rules.name, "--timeout", "60", "--stagger", "0.5"),
     )
+    assert "first Ready: 0-0.5 s" in run.stdout
     figures = dict(re.findall(r"^(\w+): (.*)$", run.stdout, re.MULTILINE))
     assert int(figures["tables"]) == 1
     assert int(figures["clients"]) == 2
@@ -141,6 +144,9 @@ def test_the_tail_is_located_in_the_windows_that_hold_most_of_it() -> None:
     assert tail["samples"] == 5
     assert tail["windows"] == [(7.0, 5)]
     assert tail["share"] == 1.0
+    # How busy the stall's window was: its 5 slow samples and 5 of the steady ones, against
+    # 206 over the 40 windows that sent any.
+    assert tail["sent"] == [10] and tail["mean_sent"] == 206 / 40
     empty = tail_windows([], 0.0)
     assert empty["samples"] == 0 and empty["windows"] == [] and math.isnan(empty["share"])
 
@@ -241,6 +247,37 @@ def test_the_stall_probe_reports_how_late_an_idle_process_woke() -> None:
     assert set(stalls) == {"max", "over_50", "over_100"}
     assert 0 <= stalls["max"] < 10_000 and stalls["over_50"] >= stalls["over_100"] >= 0
     assert probe.process.returncode == 0
+
+
+def test_stagger_delays_only_the_first_action_by_the_table_s_delay() -> None:
+    """--stagger: a table's first Ready waits its delay; the actions after it do not."""
+    sent: list[tuple[float, dict[str, object]]] = []
+
+    class Socket:
+        async def send(self, text: str) -> None:
+            sent.append((time.monotonic(), json.loads(text)))
+
+    async def play() -> float:
+        client = TableClient(
+            ws_url="ws://127.0.0.1:1", room_id=1, cookie={}, origin="", first_delay=0.3
+        )
+        client._ws, client.position, client.phase = Socket(), 0, "waiting"
+        started = time.monotonic()
+        await client._act()  # thinks: nothing sent yet
+        assert sent == []
+        await asyncio.sleep(0.5)
+        client.round_no, client.ready = 1, False  # the next round's Ready: sent at once
+        await client._act()
+        return started
+
+    started = asyncio.run(play())
+    assert [m["type"] for _at, m in sent] == ["ready", "ready"]
+    assert 0.3 <= sent[0][0] - started < 0.5 and sent[1][0] - started >= 0.5
+    assert sent[1][0] - sent[0][0] < 0.45  # the second was not delayed again
+    assert parse_args(["--stagger", "5"]).stagger == 5 and parse_args([]).stagger == 0
+    for bad in ("-1", "61"):
+        with pytest.raises(SystemExit):
+            parse_args(["--stagger", bad])
 
 
 def test_a_ramp_s_small_steps_play_rounds_enough_for_400_samples() -> None:
