@@ -80,7 +80,7 @@ from games.table.errors import StaleTimeout, TableError
 from games.table.events import ALL, NOBODY, Event, Transition
 from games.table.state import Json, Phase, TableState, arranged_json
 from games.table.suggest import kept_suggestions
-from games.table.views import missed_events, snapshot_for
+from games.table.views import delivered, missed_events, snapshot_for
 from lobby.models import Room, RoomStatus, Seat
 from shisanshui import fastjson
 from shisanshui.publish import publish
@@ -466,9 +466,15 @@ def _run(
     if left:
         players_left.send(sender=Table, room_id=table.room_id, user_ids=left)
 
-    table_id = table.pk
-    messages = _messages(events=events, players=positions, spectators=table.watchers > 0)
-    transaction.on_commit(lambda: _send(table_id, messages), robust=True)
+    table_id, watched = table.pk, table.watchers > 0
+
+    def notify() -> None:
+        # After the commit, the table's lock released: a hand's suggestions are worked out
+        # here (views.delivered), not inside the deal's transaction.
+        sent = [delivered(e, state) for e in events]
+        _send(table_id, _messages(events=sent, players=positions, spectators=watched))
+
+    transaction.on_commit(notify, robust=True)
     transaction.on_commit(
         lambda: transition_committed.send(
             sender=Table, table_id=table_id, before=before, after=state, now=now
@@ -1198,7 +1204,8 @@ def table_resync(*, table_id: int, player: str, since: int | None) -> Json:
         log = table_events_since(table=table, version=since - 1)
         missed = missed_events(log, since, player, seated_at=seat.since)
         if missed is not None:
-            return {"version": state.version, "events": [e.message() for e in missed]}
+            sent = [delivered(e, state).message() for e in missed]
+            return {"version": state.version, "events": sent}
     return {"version": state.version, "snapshot": snapshot_for(state, position, now=_now())}
 
 

@@ -57,9 +57,10 @@ Private (to the player at one seat):
 
 ================== ===========================================================================
 ``hand``           ``position, cards`` (dealing order), ``offsets_ms`` (when each card lands),
-                   ``special`` (the enabled special the hand makes, or None), ``suggestions``,
-                   with a special also ``advice`` (``games.rules.advice``: ``special,
-                   opponents, special_water, arrange_water, recommend``)
+                   ``special`` (the enabled special the hand makes, or None), with a special
+                   also ``advice`` (``games.rules.advice``: ``special, opponents,
+                   special_water, arrange_water, recommend``); ``suggestions`` are added when
+                   it is sent (``views.delivered``), never logged
 ``special_chosen`` ``position, play_special, auto, deadline`` (the arrange deadline after No)
 ``arrangement``    ``position, front, middle, back, auto`` (also when submitted for the seat)
 ``draft_saved``    ``position, draft``

@@ -66,7 +66,7 @@ from .state import (
     SeatState,
     TableState,
 )
-from .suggest import special_advice_json, suggestions
+from .suggest import special_advice_json
 
 P = ParamSpec("P")
 
@@ -328,7 +328,8 @@ def deal(
     Publishes the commitment to deck and salt first; each seat privately gets its cards (13,
     or 16 with spare cards; in dealing order, with when each lands), its special if any (with
     spare cards, also the 3 it sets aside) with the advice on it (``advice``: play it or
-    arrange, RULES.md §5.1), and the suggestions (none for a bot's seat).
+    arrange, RULES.md §5.1). The ``hand`` event is logged without the engine's suggestions:
+    :func:`games.table.views.delivered` adds them when it is sent, outside the table's lock.
     """
     verify_deal(state, deck=deck, salt=salt, start_seat=start_seat)
     config = state.config
@@ -381,9 +382,6 @@ def deal(
                 config.deal_mode, len(order), index, config.deal_interval_ms, size
             ),
             "special": seat.special,
-            # A bot works out its own play (games.bots): the engine's suggestions would only
-            # be stored, so a bot's seat gets none (a quarter of a deal's CPU each).
-            "suggestions": [] if seat.bot else suggestions(hand, config, state.table_opponents),
         }
         if seat.special is not None:
             payload["advice"] = special_advice_json(step.state, seat)

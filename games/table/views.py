@@ -13,14 +13,37 @@ then it gets :func:`snapshot_for`, which is the whole view at ``state.version``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
-from games.rules.cards import format_cards
+from games.rules.cards import format_cards, parse_cards
 
 from .compare import revealed_hand
 from .events import Event
 from .flow import arrangement_payload
 from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, TableState
 from .suggest import special_advice_json, suggestions
+
+
+def delivered(event: Event, state: TableState) -> Event:
+    """``event`` as its player receives it, at ``state`` (the table's state when it is sent).
+
+    A seat's ``hand`` is logged without the engine's suggestions: they are deterministic for
+    the cards and the rules (RULES.md §6), yet were most of a deal's payload (up to ten
+    arrangements a hand, stored with the event for good) and most of its CPU, inside the
+    table's lock. They are added here, once the deal is committed, for a person's seat; a bot's
+    seat gets none (a bot works out its own play, ``games.bots``). A hand logged with its
+    suggestions (before this) is sent as it was logged."""
+    if event.type != "hand" or "suggestions" in event.payload:
+        return event
+    seat = state.seat(event.payload["position"])
+    found: list[Json] = []
+    if seat is not None and not seat.bot:
+        texts = event.payload["cards"]
+        hand = seat.hand
+        if hand is None or format_cards(hand) != texts:  # a hand of an earlier round
+            hand = parse_cards(texts, deck=state.config.deck)
+        found = suggestions(hand, state.config, state.table_opponents)
+    return replace(event, payload={**event.payload, "suggestions": found})
 
 
 def seat_deadline(state: TableState, seat: SeatState) -> float | None:

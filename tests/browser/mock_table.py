@@ -21,7 +21,7 @@ from games.rules.cards import Card
 from games.rules.config import RuleConfig
 from games.table import machine
 from games.table.events import Event, Transition
-from games.table.views import events_for, snapshot_for
+from games.table.views import delivered, events_for, snapshot_for
 from tests.games.table.helpers import Game
 
 SOCKET = re.compile(r".*/ws/table/\d+/$")
@@ -87,7 +87,8 @@ class MockTable:
         """Send the page the transition's events it may see."""
         events = events_for(transition.events, self.me)
         if events:
-            self.send({"type": "events", "events": [wire(e) for e in events]})
+            sent = [wire(delivered(e, transition.state)) for e in events]
+            self.send({"type": "events", "events": sent})
 
     def do(self, command: Any, **kwargs: Any) -> Transition:
         self.game.now = time.time()

@@ -26,6 +26,7 @@ from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.table import machine
 from games.table.deck import deal_order
 from games.table.suggest import kept_suggestions
+from games.table.views import delivered
 from lobby.models import Room
 from lobby.services import room_create
 from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot, module_platform
@@ -427,7 +428,7 @@ def test_spare_cards_are_swapped_by_tap_and_drag_and_shown_set_aside(
     table.fire()
     dealt(page, 16)
     (hand,) = [e for e in table.game.events("hand") if e.payload["position"] == 0][-1:]
-    first_aside = hand.payload["suggestions"][0]["unused"]
+    first_aside = delivered(hand, table.game.state).payload["suggestions"][0]["unused"]
     assert len(first_aside) == 3
     assert sorted(hand_cards(page, "tray")) == sorted(first_aside)
     assert len(hand_cards(page, "hand")) == 13

@@ -278,7 +278,8 @@ def test_a_round_logs_every_event_once_in_order_with_its_audience(quiet_table: N
     for _version, _type, audience, recipient, payload in hands:
         assert audience == positions[recipient] == payload["position"]
         assert " ".join(payload["cards"]) == dealt[int(recipient)]
-        assert payload["suggestions"]  # nested JSON kept whole
+        assert len(payload["offsets_ms"]) == 13  # a nested list kept whole
+        assert "suggestions" not in payload  # added when sent (views.delivered), never logged
     public = [row for row in logged if row[3] is None]
     assert public and all(row[2] is None for row in public)
     assert {"ready", "deal", "submitted", "settled"} <= {row[1] for row in public}

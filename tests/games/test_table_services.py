@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.db.models import Sum
 from django.test import override_settings
 
@@ -243,6 +244,47 @@ def test_no_private_event_shows_another_seats_cards_before_the_reveal(
             if event.audience != position:
                 assert not shown & cards, (event.type, event.audience, position)
     assert private >= 4  # both hands and both arrangements were checked
+
+
+def test_6_the_hand_is_sent_with_its_suggestions_after_the_commit_and_logged_without(
+    world: World, room: Room, players: tuple[User, User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine's suggestions are worked out once the deal is committed (the table's lock
+    released) and sent with each person's hand; the log keeps the hand without them, and a
+    reconnect's missed events get them again (``views.delivered``)."""
+    from games.table import views
+
+    alice, bob = players
+    before = state_of(room).version
+    inside: list[bool] = []
+    worked_out = views.suggestions
+
+    def suggestions(*args: Any, **kwargs: Any) -> Any:
+        inside.append(connection.in_atomic_block)
+        return worked_out(*args, **kwargs)
+
+    monkeypatch.setattr(views, "suggestions", suggestions)
+    start_round(room, players)
+    assert inside == [False, False]  # both hands, neither inside the deal's transaction
+    state = state_of(room)
+    for user in players:
+        player = str(user.pk)
+        (sent,) = [
+            e
+            for batch in world.sent
+            for e in batch.get(player, {}).get("events", [])
+            if e["type"] == "hand"
+        ]
+        view = table_services.table_resync(table_id=_table_id(room), player=player, since=None)
+        assert sent["payload"]["suggestions"] == view["snapshot"]["you"]["suggestions"]
+        assert len(sent["payload"]["suggestions"]) >= 1
+        missed = table_services.table_resync(table_id=_table_id(room), player=player, since=before)
+        (again,) = [e for e in missed["events"] if e["type"] == "hand"]
+        assert again == sent
+        logged = TableEvent.objects.get(type="hand", recipient=player)
+        assert "suggestions" not in logged.payload
+        assert {k: v for k, v in sent["payload"].items() if k != "suggestions"} == logged.payload
+    assert state.phase is Phase.DEALING
 
 
 def _strings(value: Any) -> Iterator[str]:

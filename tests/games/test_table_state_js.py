@@ -21,7 +21,8 @@ import pytest
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.table import machine
 from games.table.events import Event
-from games.table.views import events_for, snapshot_for
+from games.table.state import TableState
+from games.table.views import delivered, events_for, snapshot_for
 from tests.games.table.helpers import Game, arr
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
@@ -85,10 +86,12 @@ def run_js(tmp_path: Path, body: str, data: dict[str, Any]) -> Any:
     return json.loads(out.stdout)
 
 
-def wire(events: list[Event], player: str = "p0") -> list[dict[str, Any]]:
+def wire(events: list[Event], *, state: TableState, player: str = "p0") -> list[dict[str, Any]]:
+    """What ``player``'s client receives of ``events``, as the server sends them at ``state``
+    (a hand with its suggestions: ``views.delivered``)."""
     return [
         {"version": e.version, "type": e.type, "payload": e.payload}
-        for e in events_for(events, player)
+        for e in (delivered(e, state) for e in events_for(events, player))
     ]
 
 
@@ -128,7 +131,7 @@ class Round:
         chosen = [
             e for e in self.game.log if e.version > since and (until is None or e.version <= until)
         ]
-        return wire(chosen)
+        return wire(chosen, state=self.game.state)
 
     def payloads(self, type_: str) -> list[dict[str, Any]]:
         return [e.payload for e in self.game.events(type_)]
@@ -262,7 +265,7 @@ def test_a_new_round_resets_the_round_and_the_settlement_keeps_names_of_players_
     round_start = next(
         e.version for e in game.log if e.type == "round_start" and e.version > settled
     )
-    events = wire([e for e in game.log if e.version > start])
+    events = wire([e for e in game.log if e.version > start], state=game.state)
     got = run_js(
         tmp_path,
         """
@@ -445,11 +448,11 @@ def test_committed_and_escape_risk(tmp_path: Path) -> None:
         {
             "cfg": cfg(),
             "snapshot": snapshot,
-            "events": wire([e for e in game.log if e.version > start]),
+            "events": wire([e for e in game.log if e.version > start], state=game.state),
             "arranging": arranging,
             "by_me": by_me,
             "late_snapshot": late_snapshot,
-            "late_events": wire([e for e in late.log if e.version > late_start]),
+            "late_events": wire([e for e in late.log if e.version > late_start], state=late.state),
             "late_version": late.state.version,
         },
     )

@@ -23,7 +23,7 @@ from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.table import machine
 from games.table.deck import deal_order
 from games.table.suggest import kept_suggestions
-from games.table.views import snapshot_for
+from games.table.views import delivered, snapshot_for
 from tests.games.table.helpers import Game
 from tests.games.test_table_state_js import cfg, run_js, wire
 
@@ -95,11 +95,11 @@ class SpareRound:
         self.game.fire()  # the deal is over: arranging
 
     def events(self) -> list[dict[str, Any]]:
-        return wire([e for e in self.game.log if e.version > self.start])
+        return wire([e for e in self.game.log if e.version > self.start], state=self.game.state)
 
     def hand(self) -> dict[str, Any]:
         (event,) = [e for e in self.game.events("hand") if e.payload["position"] == 0]
-        return event.payload
+        return delivered(event, self.game.state).payload
 
 
 def test_a_spare_hand_is_16_cards_with_the_best_suggestions_3_in_the_tray(
@@ -365,7 +365,7 @@ def test_a_declared_special_with_spare_cards_names_its_set_aside_cards(tmp_path:
         {
             "cfg": cfg(),
             "snapshot": snapshot,
-            "events": wire([e for e in game.log if e.version > start]),
+            "events": wire([e for e in game.log if e.version > start], state=game.state),
         },
     )
     assert got["special_unused"] == hand["special_unused"]
@@ -413,7 +413,7 @@ def test_jokers_carry_what_they_stand_for_in_the_arrangement_and_the_reveal(
         {
             "cfg": cfg(),
             "snapshot": snapshot,
-            "events": wire([e for e in game.log if e.version > start]),
+            "events": wire([e for e in game.log if e.version > start], state=game.state),
             "comparing": snapshot_comparing,
         },
     )

@@ -18,7 +18,7 @@ from games.table.deck import deal_hands, verify_commitment
 from games.table.errors import StaleTimeout, TableError
 from games.table.events import Transition
 from games.table.state import Phase
-from games.table.views import snapshot_for
+from games.table.views import delivered, snapshot_for
 
 from .helpers import RICH, Game, arr, c, plain_deck, table_best
 
@@ -188,7 +188,11 @@ def test_8_2_deal_goes_counter_clockwise_from_the_starting_seat() -> None:
     assert hands[1]["offsets_ms"][:2] == [0, 120] and hands[0]["offsets_ms"][-1] == 1520
     assert deal.payload["duration_ms"] == 13 * 120
     assert game.state.deadline == pytest.approx(game.now + 13 * 0.120)
-    assert len(hands[0]["suggestions"]) >= 1
+    # The log holds no suggestions: they are added when the hand is sent (views.delivered).
+    assert all("suggestions" not in hand for hand in hands.values())
+    sent = {int(e.audience[1:]): delivered(e, game.state).payload for e in game.events("hand")}
+    assert len(sent[0]["suggestions"]) >= 1
+    assert {k: v for k, v in sent[0].items() if k != "suggestions"} == hands[0]
 
 
 def test_8_2_a_bots_seat_is_dealt_no_suggestions() -> None:
@@ -199,7 +203,7 @@ def test_8_2_a_bots_seat_is_dealt_no_suggestions() -> None:
     game.ready_all()
     deck = plain_deck(3, 9)
     game.deal(deck, start_seat=0)
-    hands = {int(e.audience[1:]): e.payload for e in game.events("hand")}
+    hands = {int(e.audience[1:]): delivered(e, game.state).payload for e in game.events("hand")}
     assert set(hands) == {0, 1, 2}
     assert hands[2]["suggestions"] == [] and hands[2]["cards"] == [str(x) for x in game.hand(2)]
     for person in (0, 1):
@@ -277,7 +281,7 @@ def test_8_full_round(players: int) -> None:
     game.fire()
     assert game.state.phase is Phase.ARRANGING
     assert game.state.deadline == game.now + 30
-    hands = {int(e.audience[1:]): e.payload for e in game.events("hand")}
+    hands = {int(e.audience[1:]): delivered(e, game.state).payload for e in game.events("hand")}
     for p in range(players):
         first = hands[p]["suggestions"][0]
         game.submit(p, arr(*(" ".join(first[r]) for r in ROWS)))
@@ -486,7 +490,7 @@ def test_6_best_and_the_suggestions_count_the_opponents_the_table_could_hold() -
         game = Game(2, capacity=capacity)
         game.start()
         assert game.state.table_opponents == capacity - 1
-        hands = {int(e.audience[1:]): e.payload for e in game.events("hand")}
+        hands = {int(e.audience[1:]): delivered(e, game.state).payload for e in game.events("hand")}
         model = arrange(game.hand(0), game.state.config, opponents=capacity - 1)
         assert [s["expected_water"] for s in hands[0]["suggestions"]] == [
             s.expected_water for s in model.suggestions

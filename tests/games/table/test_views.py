@@ -18,7 +18,8 @@ from games.table import machine
 from games.table.errors import TableError
 from games.table.events import Event, Transition
 from games.table.state import PLAY_PHASES, Phase, TableState
-from games.table.views import events_for, missed_events, snapshot_for
+from games.table.suggest import suggestions
+from games.table.views import delivered, events_for, missed_events, snapshot_for
 
 from .helpers import Game, c, cards_in, deck_for
 
@@ -70,6 +71,39 @@ def test_snapshot_shows_other_seats_as_done_without_saying_how() -> None:
     assert seat["done"] and seat["revealed"] is None
     assert "special" not in seat
     assert snapshot_for(game.state, 1, now=game.now)["you"]["special"] == "six_pairs"
+
+
+def test_6_a_hand_is_logged_without_suggestions_and_sent_with_them() -> None:
+    """The engine's suggestions (RULES.md §6) are worked out when the hand is sent, after the
+    deal's commit (``views.delivered``), not inside the deal's lock, and never logged: the
+    same as the snapshot's, none for a bot, a hand logged with them (before) sent as it was,
+    and a hand of an earlier round (a reconnect's missed events) with its own cards."""
+    game = Game(3, capacity=4)
+    game.do(machine.sit, player="b3", position=3, bot=True)
+    game.start()
+    logged = {e.payload["position"]: e for e in game.events("hand")}
+    assert set(logged) == {0, 1, 2, 3}
+    assert all("suggestions" not in e.payload for e in logged.values())
+    for position in (0, 1, 2):
+        sent = delivered(logged[position], game.state)
+        assert sent.version == logged[position].version and sent.audience == f"p{position}"
+        view = snapshot_for(game.state, position, now=game.now)["you"]
+        assert sent.payload["suggestions"] == view["suggestions"] and view["suggestions"]
+        assert sent.payload["cards"] == view["hand"]
+    assert delivered(logged[3], game.state).payload["suggestions"] == []
+    assert delivered(game.events("deal")[0], game.state) == game.events("deal")[0]
+    old = replace(logged[0], payload={**logged[0].payload, "suggestions": ["as logged"]})
+    assert delivered(old, game.state) is old
+    # The next round: seat 0 holds other cards, and its first hand is still sent as dealt.
+    for position in range(4):
+        game.submit_best(position)
+    while game.state.phase is not Phase.SETTLED:
+        game.fire()
+    game.start(deck=random.Random(6).sample(list(DECK), len(DECK)), start_seat=0)
+    assert game.hand(0) != tuple(c(" ".join(logged[0].payload["cards"])))
+    again = delivered(logged[0], game.state).payload["suggestions"]
+    dealt = c(" ".join(logged[0].payload["cards"]))
+    assert again == suggestions(dealt, game.state.config, game.state.table_opponents)
 
 
 def test_events_for_filters_other_seats_private_events() -> None:
