@@ -471,7 +471,7 @@ def _run(
     def notify() -> None:
         # After the commit, the table's lock released: a hand's suggestions are worked out
         # here (views.delivered), not inside the deal's transaction.
-        sent = [delivered(e, state) for e in events]
+        sent = [_delivered(e, state) for e in events]
         _send(table_id, _messages(events=sent, players=positions, spectators=watched))
 
     transaction.on_commit(notify, robust=True)
@@ -482,6 +482,16 @@ def _run(
         robust=True,
     )
     return transition
+
+
+def _delivered(event: Event, state: TableState) -> Event:
+    """``views.delivered``; a hand whose suggestions fail is still sent (with none), so that
+    the round goes on and the failure is logged rather than the whole batch lost."""
+    try:
+        return delivered(event, state)
+    except Exception:
+        logger.exception("could not work out the suggestions of a hand (sent with none)")
+        return replace(event, payload={**event.payload, "suggestions": []})
 
 
 # Phases that may last no time at all (no deal pacing, no reveal pacing).
@@ -1204,7 +1214,7 @@ def table_resync(*, table_id: int, player: str, since: int | None) -> Json:
         log = table_events_since(table=table, version=since - 1)
         missed = missed_events(log, since, player, seated_at=seat.since)
         if missed is not None:
-            sent = [delivered(e, state).message() for e in missed]
+            sent = [_delivered(e, state).message() for e in missed]
             return {"version": state.version, "events": sent}
     return {"version": state.version, "snapshot": snapshot_for(state, position, now=_now())}
 

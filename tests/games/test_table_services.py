@@ -287,6 +287,26 @@ def test_6_the_hand_is_sent_with_its_suggestions_after_the_commit_and_logged_wit
     assert state.phase is Phase.DEALING
 
 
+def test_a_hand_whose_suggestions_fail_is_still_sent_with_none(
+    world: World, room: Room, players: tuple[User, User], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suggestions are worked out after the commit: should they fail, the hand (and the
+    rest of the batch) still goes out, with none, and the failure is logged."""
+    from games.table import views
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("no suggestions today")
+
+    monkeypatch.setattr(views, "suggestions", broken)
+    start_round(room, players)
+    for user in players:
+        batches = [b[str(user.pk)] for b in world.sent if str(user.pk) in b]
+        (hand,) = [e for b in batches for e in b["events"] if e["type"] == "hand"]
+        assert hand["payload"]["suggestions"] == [] and len(hand["payload"]["cards"]) == 13
+        assert any(e["type"] == "deal" for b in batches for e in b["events"])
+    assert state_of(room).phase is Phase.DEALING
+
+
 def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
