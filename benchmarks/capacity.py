@@ -212,11 +212,12 @@ def tail_summary(result: dict[str, Any]) -> str:
     by_action = " ".join(f"{name}={v['p99_ms']:.0f}" for name, v in result["by_action"].items())
     tail = result["tail"]
     where = ", ".join(f"{at:g} s" for at, _n in tail["windows"])
-    sent = "/".join(str(n) for n in tail.get("sent", []))
+    if tail.get("sent"):  # how busy those half-seconds were (a load script's newer report)
+        sent = "/".join(str(n) for n in tail["sent"])
+        where += f"; they sent {sent} samples, a mean half-second {tail['mean_sent']:.0f}"
     return (
         f"p99 by action: {by_action} ms; the slowest 1 %: {100 * tail['share']:.0f} % of it "
-        f"sent in the {len(tail['windows'])} worst half-seconds ({where}; they sent {sent} "
-        f"samples, a mean half-second {tail.get('mean_sent', float('nan')):.0f})"
+        f"sent in the {len(tail['windows'])} worst half-seconds ({where})"
     )
 
 
