@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from games.rules.cards import format_cards, parse_cards
+from games.rules.cards import format_cards
 
 from .compare import revealed_hand
 from .events import Event
@@ -30,20 +30,30 @@ def delivered(event: Event, state: TableState) -> Event:
     A seat's ``hand`` is logged without the engine's suggestions: they are deterministic for
     the cards and the rules (RULES.md §6), yet were most of a deal's payload (up to ten
     arrangements a hand, stored with the event for good) and most of its CPU, inside the
-    table's lock. They are added here, once the deal is committed, for a person's seat; a bot's
-    seat gets none (a bot works out its own play, ``games.bots``). A hand logged with its
-    suggestions (before this) is sent as it was logged."""
+    table's lock. They are added here, once the deal is committed: the snapshot's (a bot's
+    seat gets none, a bot works out its own play, ``games.bots``). A hand of an earlier round
+    (a reconnect's missed events) gets none either — its round is over, and a client that
+    reconnects with an old version must not make the server arrange every hand it missed —
+    and a hand logged with its suggestions (before this) is sent as it was logged."""
     if event.type != "hand" or "suggestions" in event.payload:
         return event
-    seat = state.seat(event.payload["position"])
-    found: list[Json] = []
-    if seat is not None and not seat.bot:
-        texts = event.payload["cards"]
-        hand = seat.hand
-        if hand is None or format_cards(hand) != texts:  # a hand of an earlier round
-            hand = parse_cards(texts, deck=state.config.deck)
-        found = suggestions(hand, state.config, state.table_opponents)
-    return replace(event, payload={**event.payload, "suggestions": found})
+    seat = state.seat_of(event.audience) if event.private else None
+    found = None
+    if (
+        seat is not None
+        and seat.hand is not None
+        and format_cards(seat.hand) == event.payload["cards"]
+    ):
+        found = _suggestions_of(state, seat)
+    return replace(event, payload={**event.payload, "suggestions": found or []})
+
+
+def _suggestions_of(state: TableState, seat: SeatState) -> list[Json] | None:
+    """The engine's suggestions for the seat's hand while the round is played (None when it
+    is not; none for a bot, which works out its own play: ``games.bots``)."""
+    if seat.hand is None or state.phase not in PLAY_PHASES | {Phase.DEALING}:
+        return None
+    return [] if seat.bot else suggestions(seat.hand, state.config, state.table_opponents)
 
 
 def seat_deadline(state: TableState, seat: SeatState) -> float | None:
@@ -101,13 +111,7 @@ def _private_seat(state: TableState, seat: SeatState, now: float) -> Json:
         "arrangement": arrangement,
         "auto": seat.auto,
         "draft": seat.draft,
-        "suggestions": (
-            None
-            if not playing or hand is None
-            else []
-            if seat.bot  # a bot works out its own play (games.bots)
-            else suggestions(hand, state.config, state.table_opponents)
-        ),
+        "suggestions": _suggestions_of(state, seat),
         "advice": special_advice_json(state, seat) if playing else None,
         "deadline": deadline,
         "remaining": None if deadline is None else max(0.0, deadline - now),

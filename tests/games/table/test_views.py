@@ -18,7 +18,6 @@ from games.table import machine
 from games.table.errors import TableError
 from games.table.events import Event, Transition
 from games.table.state import PLAY_PHASES, Phase, TableState
-from games.table.suggest import suggestions
 from games.table.views import delivered, events_for, missed_events, snapshot_for
 
 from .helpers import Game, c, cards_in, deck_for
@@ -77,7 +76,8 @@ def test_6_a_hand_is_logged_without_suggestions_and_sent_with_them() -> None:
     """The engine's suggestions (RULES.md §6) are worked out when the hand is sent, after the
     deal's commit (``views.delivered``), not inside the deal's lock, and never logged: the
     same as the snapshot's, none for a bot, a hand logged with them (before) sent as it was,
-    and a hand of an earlier round (a reconnect's missed events) with its own cards."""
+    and none for a hand whose round is over (a reconnect with an old version makes the
+    server arrange nothing again)."""
     game = Game(3, capacity=4)
     game.do(machine.sit, player="b3", position=3, bot=True)
     game.start()
@@ -94,16 +94,24 @@ def test_6_a_hand_is_logged_without_suggestions_and_sent_with_them() -> None:
     assert delivered(game.events("deal")[0], game.state) == game.events("deal")[0]
     old = replace(logged[0], payload={**logged[0].payload, "suggestions": ["as logged"]})
     assert delivered(old, game.state) is old
-    # The next round: seat 0 holds other cards, and its first hand is still sent as dealt.
+    # The next round: seat 0 holds other cards. Its first hand, in a reconnect's missed
+    # events, is sent with none (its round is over; nothing is arranged again for it).
     for position in range(4):
         game.submit_best(position)
     while game.state.phase is not Phase.SETTLED:
         game.fire()
     game.start(deck=random.Random(6).sample(list(DECK), len(DECK)), start_seat=0)
     assert game.hand(0) != tuple(c(" ".join(logged[0].payload["cards"])))
-    again = delivered(logged[0], game.state).payload["suggestions"]
-    dealt = c(" ".join(logged[0].payload["cards"]))
-    assert again == suggestions(dealt, game.state.config, game.state.table_opponents)
+    assert delivered(logged[0], game.state).payload["suggestions"] == []
+    # The seat's hand of this round, once the round is settled: none either (as a snapshot).
+    now = [e for e in game.events("hand") if e.audience == "p0"][-1]
+    assert delivered(now, game.state).payload["suggestions"]
+    for position in range(4):
+        game.submit_best(position)
+    while game.state.phase is not Phase.SETTLED:
+        game.fire()
+    assert snapshot_for(game.state, 0, now=game.now)["you"]["suggestions"] is None
+    assert delivered(now, game.state).payload["suggestions"] == []
 
 
 def test_events_for_filters_other_seats_private_events() -> None:
