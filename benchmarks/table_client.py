@@ -169,6 +169,10 @@ class TableClient:
         self.special: str | None = None
         self.special_choice: bool | None = None
         self.suggestions: list[dict[str, Any]] | None = None
+        # The hand came live with ``"suggestions": null``: they follow in a
+        # ``hand_suggestions`` frame, which a person looks at before arranging (so this seat
+        # waits for it).
+        self.awaiting_suggestions = False
         self.results: dict[int, dict[str, Any]] = {}  # round_no -> settled result
         self.settled_at: dict[int, float] = {}  # round_no -> when its result came (monotonic)
         self.rounds_played = 0
@@ -225,6 +229,7 @@ class TableClient:
         self.special = me.get("special")
         self.special_choice = me.get("special_choice")
         self.suggestions = me.get("suggestions")
+        self.awaiting_suggestions = False  # a snapshot's hand comes with them
         result = snap.get("result")
         if self.phase == "settled" and result is not None and self.in_round:
             self._record_result(self.round_no, result)
@@ -257,10 +262,12 @@ class TableClient:
             self.in_round = self.position in payload["positions"]
             self.done = False
             self.hand = self.special = self.special_choice = self.suggestions = None
+            self.awaiting_suggestions = False
         elif kind == "hand" and mine:
             self.hand = payload["cards"]
             self.special = payload["special"]
             self.suggestions = payload["suggestions"]
+            self.awaiting_suggestions = self.suggestions is None
         elif kind == "special_chosen" and mine:
             self.special_choice = payload["play_special"]
         elif kind in ("submitted", "arrangement") and mine:
@@ -292,6 +299,8 @@ class TableClient:
             if self.phase != "special_choice":
                 return None
             return {"type": "choose_special", "play_special": self.play_special}
+        if self.awaiting_suggestions:
+            return None  # they are on their way
         return {"type": "submit", **self._arrangement()}
 
     def _arrangement(self) -> dict[str, list[str]]:
@@ -377,6 +386,11 @@ class TableClient:
             batch = frozenset(e["type"] for e in frame["events"])
             for event in frame["events"]:
                 self._apply_event(event, at, batch)
+        elif kind == "hand_suggestions":
+            # The suggestions for the hand dealt (sent a moment after it), if it is this one.
+            if self.hand is not None and sorted(frame["cards"]) == sorted(self.hand):
+                self.suggestions = frame["suggestions"]
+                self.awaiting_suggestions = False
         elif kind == "ok":
             key = self._pending.pop(str(frame.get("id")), None)
             if key is not None:

@@ -199,14 +199,15 @@ def _run(service: Service, **kwargs: Any) -> None:
 @off_thread
 def _act_once(
     key: str, reply: dict[str, Any], service: Service, **kwargs: Any
-) -> tuple[dict[str, Any], list[publish.Message]]:
+) -> tuple[dict[str, Any], publish.Outbox]:
     """The stored reply of an action already applied under ``key``; otherwise apply it and
     store ``reply``. One trip to a service thread; the messages the action committed come
     back with the reply, for the event loop to publish (``shisanshui.publish.outbox``):
-    the table's events and any lobby banner alike."""
+    the table's events and any lobby banner alike, and the work to do once they are out
+    (a dealt hand's suggestions)."""
     stored = cache.get(key)
     if stored is not None:
-        return dict(stored), []
+        return dict(stored), publish.Outbox()
     with publish.outbox() as box:
         service(**kwargs)
     cache.set(key, reply, ACTION_REPLY_SECONDS)
@@ -426,13 +427,20 @@ class TableConsumer(Consumer):
         )
         self.version = int(view["version"])
         events: list[dict[str, Any]] = list(view.get("events", []))
+        # The suggestions for a hand dealt before ``since`` (they may not have reached the
+        # client, which got the hand without them): after the events, as they come live.
+        found = view.pop("suggestions", None)
         if repair and "events" in view:
             if events:
                 await self.send_json({"type": "events", "events": events})
+            if found is not None:
+                await self.send_suggestions(found)
             return events
         await self.send_json(
             {"type": "welcome", "id": request_id, "position": self.seat.position, **view}
         )
+        if found is not None:
+            await self.send_suggestions(found)
         if "snapshot" in view and view["snapshot"].get("you") is None:
             # The table let the player go in the meantime (a spectator's snapshot): the events
             # saying so may be behind the snapshot's version, so say it with the close.
@@ -461,6 +469,8 @@ class TableConsumer(Consumer):
         )
         await publish.apublish(box)
         await self.send_json(answer)
+        # Then what waited for them: the suggestions of the hands this action dealt.
+        await publish.apublish_later(box, executor=SERVICE_THREADS)
 
     async def table_events(self, message: dict[str, Any]) -> None:
         """This player's events from the services (its group): pass them on in order. Nothing
@@ -491,6 +501,22 @@ class TableConsumer(Consumer):
         player = self.seat.player
         if any(e["type"] == "left" and e["payload"].get("player") == player for e in sent):
             await self._left()
+
+    async def table_suggestions(self, message: dict[str, Any]) -> None:
+        """The engine's suggestions for this player's dealt hand, a moment after the hand
+        (which came with ``"suggestions": null``): a ``hand_suggestions`` frame."""
+        if self.seat is None or self.version is None:
+            return  # nothing before the hello: the welcome brings them
+        await self.send_suggestions(message)
+
+    async def send_suggestions(self, found: dict[str, Any]) -> None:
+        await self.send_json(
+            {
+                "type": "hand_suggestions",
+                "cards": found["cards"],
+                "suggestions": found["suggestions"],
+            }
+        )
 
     async def spectator_events(self, message: dict[str, Any]) -> None:
         """The table's public events, in order; a gap (a batch lost or late) is repaired with

@@ -80,10 +80,16 @@ from games.table.errors import StaleTimeout, TableError
 from games.table.events import ALL, NOBODY, Event, Transition
 from games.table.state import Json, Phase, TableState, arranged_json
 from games.table.suggest import kept_suggestions
-from games.table.views import delivered, missed_events, snapshot_for
+from games.table.views import (
+    delivered,
+    hand_suggestions,
+    missed_events,
+    resync_suggestions,
+    snapshot_for,
+)
 from lobby.models import Room, RoomStatus, Seat
 from shisanshui import fastjson
-from shisanshui.publish import publish
+from shisanshui.publish import Message, publish, publish_later
 
 logger = logging.getLogger(__name__)
 
@@ -469,10 +475,18 @@ def _run(
     table_id, watched = table.pk, table.watchers > 0
 
     def notify() -> None:
-        # After the commit, the table's lock released: a hand's suggestions are worked out
-        # here (views.delivered), not inside the deal's transaction.
-        sent = [_delivered(e, state) for e in events]
+        # After the commit, the table's lock released. The events go out at once; a person's
+        # dealt hand goes without its suggestions, which follow once the deal is out
+        # (views.delivered, live): the engine's few milliseconds a hand are not the deal's.
+        sent = [delivered(e, state, live=True) for e in events]
         _send(table_id, _messages(events=sent, players=positions, spectators=watched))
+        waiting = [
+            e
+            for e, out in zip(events, sent, strict=True)
+            if out.type == "hand" and out.payload.get("suggestions", ()) is None
+        ]
+        if waiting:
+            publish_later(lambda: _suggestion_messages(table_id, waiting, state))
 
     transaction.on_commit(notify, robust=True)
     transaction.on_commit(
@@ -484,9 +498,27 @@ def _run(
     return transition
 
 
+def _suggestion_messages(table_id: int, hands: list[Event], state: TableState) -> list[Message]:
+    """The ``table.suggestions`` message of each hand sent live without them, to its player's
+    group. A hand whose suggestions fail gets none (logged), so that its client stops waiting
+    and the other hands' still go out."""
+    out: list[Message] = []
+    for event in hands:
+        try:
+            found = hand_suggestions(event, state)
+        except Exception:
+            logger.exception("could not work out the suggestions of a hand (sent none)")
+            found = {"cards": event.payload["cards"], "suggestions": []}
+        if found is not None:
+            group = table_player_group(table_id, event.audience)
+            out.append((group, {"type": "table.suggestions", **found}))
+    return out
+
+
 def _delivered(event: Event, state: TableState) -> Event:
-    """``views.delivered``; a hand whose suggestions fail is still sent (with none), so that
-    the round goes on and the failure is logged rather than the whole batch lost."""
+    """``views.delivered`` (a reconnect's missed events); a hand whose suggestions fail is
+    still sent (with none), so that the round goes on and the failure is logged rather than
+    the whole batch lost."""
     try:
         return delivered(event, state)
     except Exception:
@@ -1214,8 +1246,18 @@ def table_resync(*, table_id: int, player: str, since: int | None) -> Json:
         log = table_events_since(table=table, version=since - 1)
         missed = missed_events(log, since, player, seated_at=seat.since)
         if missed is not None:
-            sent = [_delivered(e, state).message() for e in missed]
-            return {"version": state.version, "events": sent}
+            view: Json = {
+                "version": state.version,
+                "events": [_delivered(e, state).message() for e in missed],
+            }
+            try:
+                found = resync_suggestions(state, player, missed)
+            except Exception:
+                logger.exception("could not work out the suggestions of a hand (sent none)")
+                found = None
+            if found is not None:  # the hand came before: its suggestions may not have
+                view["suggestions"] = found
+            return view
     return {"version": state.version, "snapshot": snapshot_for(state, position, now=_now())}
 
 

@@ -14,6 +14,13 @@ hands a whole batch to the layer at once: it goes out in one pipeline, with the 
 the other commands that finished while the previous pipeline was in flight, each group's
 messages in their order. Any other layer gets ``group_send`` per message.
 
+Some messages are worth sending only after the others are out: the engine's suggestions for a
+dealt hand take milliseconds of CPU per hand, and the deal must not wait for them.
+:func:`publish_later` registers the work that makes such messages; inside an outbox it is kept
+with the box (``Outbox.later``) and the consumer runs it once the box is published
+(:func:`apublish_later`, on a thread of its choosing); elsewhere it runs at once, after what was
+published before it.
+
 Like the on-commit hooks, a failure (Redis restarting) is logged and never undoes or hides the
 committed change: each message (or pipeline) is tried twice (the layer reconnects), and a
 message lost anyway is repaired by the clients (a gap in versions, a snapshot on
@@ -25,7 +32,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,21 +43,52 @@ from channels.layers import get_channel_layer
 logger = logging.getLogger(__name__)
 
 Message = tuple[str, dict[str, Any]]  # (group, message)
+Later = Callable[[], Sequence[Message]]  # work that makes messages, after the others are out
 
 _outboxes = threading.local()
 
 
+class Outbox(list[Message]):
+    """A thread's kept messages, in order, and the work to do once they are published."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.later: list[Later] = []
+
+    def run_later(self) -> list[Message]:
+        """The messages of the kept work, in order (a failing piece is logged and skipped)."""
+        return [m for work in self.later for m in _made(work)]
+
+
 @contextmanager
-def outbox() -> Iterator[list[Message]]:
+def outbox() -> Iterator[Outbox]:
     """Keep this thread's published messages in the yielded list instead of sending them; the
-    caller must then ``await apublish(...)`` them."""
+    caller must then ``await apublish(...)`` them, and ``await apublish_later(...)``."""
     previous = getattr(_outboxes, "box", None)
-    box: list[Message] = []
+    box = Outbox()
     _outboxes.box = box
     try:
         yield box
     finally:
         _outboxes.box = previous
+
+
+def _made(work: Later) -> Sequence[Message]:
+    try:
+        return work()
+    except Exception:
+        logger.exception("messages to send later could not be made")
+        return []
+
+
+def publish_later(work: Later) -> None:
+    """Send the messages ``work()`` makes once those published before are out: at once here,
+    or, inside an outbox, when its caller runs ``apublish_later``."""
+    box = getattr(_outboxes, "box", None)
+    if box is not None:
+        box.later.append(work)
+        return
+    publish(_made(work))
 
 
 def publish(messages: Sequence[Message]) -> None:
@@ -82,6 +121,15 @@ async def apublish(messages: Sequence[Message]) -> None:
         await _send_all(layer, group, queue)
         return
     await asyncio.gather(*(_send_all(layer, g, q) for g, q in by_group.items()))
+
+
+async def apublish_later(box: Outbox, *, executor: Executor | None = None) -> None:
+    """Run ``box``'s later work on ``executor`` (a thread: it may be CPU work) and publish
+    what it makes; call it once ``box`` itself is published."""
+    if not box.later:
+        return
+    loop = asyncio.get_running_loop()
+    await apublish(await loop.run_in_executor(executor, box.run_later))
 
 
 async def _send_all(layer: Any, group: str, queue: list[dict[str, Any]]) -> None:

@@ -329,7 +329,8 @@ def deal(
     or 16 with spare cards; in dealing order, with when each lands), its special if any (with
     spare cards, also the 3 it sets aside) with the advice on it (``advice``: play it or
     arrange, RULES.md §5.1). The ``hand`` event is logged without the engine's suggestions:
-    :func:`games.table.views.delivered` adds them when it is sent, outside the table's lock.
+    they follow it once the deal is out, outside the table's lock
+    (:func:`games.table.views.delivered`, :func:`games.table.views.hand_suggestions`).
     """
     verify_deal(state, deck=deck, salt=salt, start_seat=start_seat)
     config = state.config

@@ -1,9 +1,9 @@
 """The engine's arrangement suggestions for one hand, as JSON (RULES.md §6).
 
 Deterministic for the same cards and configuration, so they are not stored: the seat's
-private ``hand`` event gets them when it is sent, after the deal's commit
-(``views.delivered``; the log keeps the hand without them), and a snapshot recomputes them
-(cached). With the
+private ``hand`` event goes out with the deal without them and they follow a moment later,
+outside the deal's transaction (``views.delivered``, ``views.hand_suggestions``; the log keeps
+the hand without them); a reconnect's missed hand and a snapshot recompute them (cached). With the
 variant decks (RULES.md §12) a suggestion also names the spare cards it sets aside
 (``unused``) and what each joker stands for in its row (``jokers``).
 

@@ -24,7 +24,7 @@ from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, TableState
 from .suggest import special_advice_json, suggestions
 
 
-def delivered(event: Event, state: TableState) -> Event:
+def delivered(event: Event, state: TableState, *, live: bool = False) -> Event:
     """``event`` as its player receives it, at ``state`` (the table's state when it is sent).
 
     A seat's ``hand`` is logged without the engine's suggestions: they are deterministic for
@@ -34,18 +34,55 @@ def delivered(event: Event, state: TableState) -> Event:
     seat gets none, a bot works out its own play, ``games.bots``). A hand of an earlier round
     (a reconnect's missed events) gets none either — its round is over, and a client that
     reconnects with an old version must not make the server arrange every hand it missed —
-    and a hand logged with its suggestions (before this) is sent as it was logged."""
+    and a hand logged with its suggestions (before this) is sent as it was logged.
+
+    ``live``: the hand goes out with its deal, which must not wait for the engine (a few
+    milliseconds of CPU a hand, more while other threads hold the interpreter): a hand that
+    would get suggestions gets ``"suggestions": null`` instead — they follow in a message of
+    their own (:func:`hand_suggestions`, docs/protocol.md)."""
     if event.type != "hand" or "suggestions" in event.payload:
         return event
-    seat = state.seat_of(event.audience) if event.private else None
-    found = None
-    if (
-        seat is not None
-        and seat.hand is not None
-        and format_cards(seat.hand) == event.payload["cards"]
-    ):
-        found = _suggestions_of(state, seat)
+    seat = _holder(event, state)
+    if live and seat is not None and _suggested(state, seat):
+        return replace(event, payload={**event.payload, "suggestions": None})
+    found = None if seat is None else _suggestions_of(state, seat)
     return replace(event, payload={**event.payload, "suggestions": found or []})
+
+
+def hand_suggestions(event: Event, state: TableState) -> Json | None:
+    """What follows a ``hand`` sent live without its suggestions (:func:`delivered`): its
+    cards and the engine's suggestions for them, or None when the hand gets none (a bot's, a
+    hand no longer held, a round no longer played)."""
+    seat = None if event.type != "hand" else _holder(event, state)
+    if seat is None or not _suggested(state, seat):
+        return None
+    return {"cards": event.payload["cards"], "suggestions": _suggestions_of(state, seat)}
+
+
+def resync_suggestions(state: TableState, player: str, missed: Sequence[Event]) -> Json | None:
+    """For a reconnect whose missed events hold no hand of the player's: the suggestions for
+    the hand it holds while the round is played (it may have got the hand live, without them,
+    and lost its socket before they came), as :func:`hand_suggestions` gives them; else None."""
+    if any(e.type == "hand" and e.audience == player for e in missed):
+        return None
+    seat = state.seat_of(player)
+    if seat is None or seat.hand is None or not _suggested(state, seat):
+        return None
+    return {"cards": format_cards(seat.hand), "suggestions": _suggestions_of(state, seat)}
+
+
+def _holder(event: Event, state: TableState) -> SeatState | None:
+    """The seat a private ``hand`` event dealt, while it still holds those cards."""
+    seat = state.seat_of(event.audience) if event.private else None
+    if seat is None or seat.hand is None or format_cards(seat.hand) != event.payload["cards"]:
+        return None
+    return seat
+
+
+def _suggested(state: TableState, seat: SeatState) -> bool:
+    """Whether the engine suggests arrangements for the seat's hand now: a person's, while the
+    round is played."""
+    return seat.hand is not None and not seat.bot and state.phase in PLAY_PHASES | {Phase.DEALING}
 
 
 def _suggestions_of(state: TableState, seat: SeatState) -> list[Json] | None:

@@ -352,8 +352,13 @@ async def test_a_reconnect_mid_arrange_restores_cards_draft_and_time(
     await b.event("reconnected")
     welcome = await a2.request({"type": "hello", "id": "h1", "since": last_version})
     assert [e["type"] for e in welcome["events"]] == ["disconnected", "reconnected"]
+    # The hand came before ``since``, perhaps without its suggestions (they follow a live
+    # hand): they come after the welcome, as they would have.
+    assert "suggestions" not in welcome
+    follow = await a2.next("hand_suggestions")
     welcome = await a2.request({"type": "hello", "id": "h2", "since": None})
     you = welcome["snapshot"]["you"]
+    assert follow == {"type": "hand_suggestions", "cards": cards, "suggestions": you["suggestions"]}
     assert you["hand"] == cards and you["draft"] == draft
     assert you["remaining"] == pytest.approx(state.arrange_deadline - clock.now)
     assert welcome["snapshot"]["phase"] == "arranging"

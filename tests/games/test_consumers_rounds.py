@@ -89,14 +89,28 @@ def settlement_moves(room: Room, number: int) -> dict[int, int]:
 
 
 async def ready_and_deal(players: dict[User, Socket]) -> dict[User, dict[str, Any]]:
-    """Everyone presses Ready; each socket's private ``hand`` payload."""
+    """Everyone presses Ready; each socket's private ``hand`` payload, with the suggestions
+    that follow it (the hand comes with ``"suggestions": None``, then a ``hand_suggestions``
+    frame for its cards, docs/protocol.md)."""
     for user, socket in players.items():
         reply = await socket.request({"type": "ready", "id": f"ready-{user.pk}-{next(ACTION_IDS)}"})
         assert reply["type"] == "ok", reply
     hands = {}
     for user, socket in players.items():
         await socket.event("deal")
-        hands[user] = (await socket.event("hand"))["payload"]
+        hand = (await socket.event("hand"))["payload"]
+        assert hand["suggestions"] is None
+        follow = await socket.next("hand_suggestions")
+        assert follow["cards"] == hand["cards"] and follow["suggestions"]
+        # … after the frame that brought the hand
+        at = next(i for i, f in enumerate(socket.frames) if f is follow)
+        assert any(
+            e["type"] == "hand"
+            for f in socket.frames[:at]
+            if f["type"] == "events"
+            for e in f["events"]
+        )
+        hands[user] = {**hand, "suggestions": follow["suggestions"]}
     return hands
 
 

@@ -34,6 +34,7 @@ from games.table.errors import TableError
 from games.table.state import Phase, TableState
 from lobby.models import Room, Seat
 from lobby.services import room_create, room_join, room_leave
+from shisanshui import publish
 from tests.games.table_helpers import submit_best
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -246,12 +247,15 @@ def test_no_private_event_shows_another_seats_cards_before_the_reveal(
     assert private >= 4  # both hands and both arrangements were checked
 
 
-def test_6_the_hand_is_sent_with_its_suggestions_after_the_commit_and_logged_without(
+def test_6_the_hand_goes_out_with_its_deal_and_its_suggestions_follow(
     world: World, room: Room, players: tuple[User, User], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The engine's suggestions are worked out once the deal is committed (the table's lock
-    released) and sent with each person's hand; the log keeps the hand without them, and a
-    reconnect's missed events get them again (``views.delivered``)."""
+    """The deal's batch goes out at once, each person's hand with ``"suggestions": None``; the
+    engine's suggestions are worked out only after it is published (the outbox's later work,
+    outside the deal's transaction) and follow in a ``table.suggestions`` message to the
+    player's own group, equal to a snapshot's. The log keeps the hand without them; a
+    reconnect's missed events bring them with the hand, a reconnect after the hand brings
+    them on their own."""
     from games.table import views
 
     alice, bob = players
@@ -264,9 +268,10 @@ def test_6_the_hand_is_sent_with_its_suggestions_after_the_commit_and_logged_wit
         return worked_out(*args, **kwargs)
 
     monkeypatch.setattr(views, "suggestions", suggestions)
-    start_round(room, players)
-    assert inside == [False, False]  # both hands, neither inside the deal's transaction
-    state = state_of(room)
+    with publish.outbox() as box:
+        start_round(room, players)
+    assert inside == []  # nothing worked out before the deal's batch is out
+    hands = {}
     for user in players:
         player = str(user.pk)
         (sent,) = [
@@ -275,35 +280,67 @@ def test_6_the_hand_is_sent_with_its_suggestions_after_the_commit_and_logged_wit
             for e in batch.get(player, {}).get("events", [])
             if e["type"] == "hand"
         ]
-        view = table_services.table_resync(table_id=_table_id(room), player=player, since=None)
-        assert sent["payload"]["suggestions"] == view["snapshot"]["you"]["suggestions"]
-        assert len(sent["payload"]["suggestions"]) >= 1
-        missed = table_services.table_resync(table_id=_table_id(room), player=player, since=before)
+        assert sent["payload"]["suggestions"] is None
+        hands[player] = sent
+    follow = box.run_later()
+    assert inside == [False, False]  # both hands, neither inside a transaction
+    table_id = _table_id(room)
+    assert [g for g, _ in follow] == [
+        table_services.table_player_group(table_id, str(u.pk)) for u in players
+    ]
+    for user, (_group, message) in zip(players, follow, strict=True):
+        player = str(user.pk)
+        view = table_services.table_resync(table_id=table_id, player=player, since=None)
+        mine = view["snapshot"]["you"]
+        assert message == {
+            "type": "table.suggestions",
+            "cards": mine["hand"],
+            "suggestions": mine["suggestions"],
+        }
+        assert len(mine["suggestions"]) >= 1
+        missed = table_services.table_resync(table_id=table_id, player=player, since=before)
         (again,) = [e for e in missed["events"] if e["type"] == "hand"]
-        assert again == sent
+        payload = {**hands[player]["payload"], "suggestions": mine["suggestions"]}
+        assert again == {**hands[player], "payload": payload}
+        assert "suggestions" not in missed  # they came with the hand
+        after = table_services.table_resync(
+            table_id=table_id, player=player, since=hands[player]["version"]
+        )
+        assert after["suggestions"] == {"cards": mine["hand"], "suggestions": mine["suggestions"]}
         logged = TableEvent.objects.get(type="hand", recipient=player)
         assert "suggestions" not in logged.payload
-        assert {k: v for k, v in sent["payload"].items() if k != "suggestions"} == logged.payload
-    assert state.phase is Phase.DEALING
+        assert {k: v for k, v in hands[player]["payload"].items() if k != "suggestions"} == (
+            logged.payload
+        )
+    assert state_of(room).phase is Phase.DEALING
 
 
-def test_a_hand_whose_suggestions_fail_is_still_sent_with_none(
-    world: World, room: Room, players: tuple[User, User], monkeypatch: pytest.MonkeyPatch
+def test_a_hand_whose_suggestions_fail_is_followed_by_none(
+    world: World,
+    room: Room,
+    players: tuple[User, User],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """The suggestions are worked out after the commit: should they fail, the hand (and the
-    rest of the batch) still goes out, with none, and the failure is logged."""
+    """The suggestions are worked out after the deal is out: should they fail, the deal and
+    the hands have gone out all the same, and what follows says "none" (the client stops
+    waiting); the failure is logged."""
     from games.table import views
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("no suggestions today")
 
     monkeypatch.setattr(views, "suggestions", broken)
-    start_round(room, players)
+    with publish.outbox() as box:
+        start_round(room, players)
     for user in players:
         batches = [b[str(user.pk)] for b in world.sent if str(user.pk) in b]
         (hand,) = [e for b in batches for e in b["events"] if e["type"] == "hand"]
-        assert hand["payload"]["suggestions"] == [] and len(hand["payload"]["cards"]) == 13
+        assert hand["payload"]["suggestions"] is None and len(hand["payload"]["cards"]) == 13
         assert any(e["type"] == "deal" for b in batches for e in b["events"])
+    follow = box.run_later()
+    assert [m["suggestions"] for _, m in follow] == [[], []]
+    assert "could not work out the suggestions of a hand" in caplog.text
     assert state_of(room).phase is Phase.DEALING
 
 

@@ -22,7 +22,7 @@ from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.table import machine
 from games.table.events import Event
 from games.table.state import TableState
-from games.table.views import delivered, events_for, snapshot_for
+from games.table.views import delivered, events_for, hand_suggestions, snapshot_for
 from tests.games.table.helpers import Game, arr
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
@@ -86,12 +86,15 @@ def run_js(tmp_path: Path, body: str, data: dict[str, Any]) -> Any:
     return json.loads(out.stdout)
 
 
-def wire(events: list[Event], *, state: TableState, player: str = "p0") -> list[dict[str, Any]]:
+def wire(
+    events: list[Event], *, state: TableState, player: str = "p0", live: bool = False
+) -> list[dict[str, Any]]:
     """What ``player``'s client receives of ``events``, as the server sends them at ``state``
-    (a hand with its suggestions: ``views.delivered``)."""
+    (a hand with its suggestions, ``views.delivered``; ``live``: as they go out with the deal,
+    a person's hand with ``"suggestions": None``, its ``hand_suggestions`` to follow)."""
     return [
         {"version": e.version, "type": e.type, "payload": e.payload}
-        for e in (delivered(e, state) for e in events_for(events, player))
+        for e in (delivered(e, state, live=live) for e in events_for(events, player))
     ]
 
 
@@ -499,3 +502,52 @@ def test_landed_at_follows_the_deal_offsets(tmp_path: Path, played: Round) -> No
     assert got["steps"][0] >= 1 and got["steps"][-1] == 13
     assert got["all"] == cards and got["afterDeal"] == cards
     assert got["backsAtEnd"] == 13 and got["backsAtStart"] <= 1
+
+
+def test_6_a_hand_sent_live_waits_for_its_suggestions_then_shows_them(tmp_path: Path) -> None:
+    """The hand comes live with ``"suggestions": null``: nothing is shown yet, and it is the
+    deal's suggestions that are awaited (nothing to ask). The ``hand_suggestions`` that
+    follows is kept when it is for the hand held — another hand's is dropped — and then shown,
+    as a hand that came with them would show them."""
+    game = Game(4, CONFIG)
+    snapshot = snapshot_for(game.state, 0, now=game.now)
+    start = game.state.version
+    game.ready_all()
+    game.deal(hands={p: a.cards for p, a in HR.items()})
+    game.fire()  # the deal is over: arranging
+    (hand,) = [e for e in game.events("hand") if e.audience == "p0"]
+    follow = hand_suggestions(hand, game.state)
+    assert follow is not None and follow["suggestions"]
+    live = wire([e for e in game.log if e.version > start], state=game.state, live=True)
+    assert [e["payload"]["suggestions"] for e in live if e["type"] == "hand"] == [None]
+    other = {"cards": [str(c) for c in game.hand(1)], "suggestions": follow["suggestions"]}
+    got = run_js(
+        tmp_path,
+        """
+        const states = play(S.applySnapshot(S.initialState(data.cfg), data.snapshot), data.events);
+        const dealt = states[states.length - 1];
+        const wrong = S.withHandSuggestions(deepFreeze(dealt), data.other);
+        const right = S.withHandSuggestions(deepFreeze(dealt), data.follow);
+        return {
+          pending: S.dealSuggestionsPending(dealt),
+          waiting: S.shownSuggestions(dealt),
+          wrong: wrong === dealt,
+          after: S.dealSuggestionsPending(right),
+          shown: S.shownSuggestions(right),
+          layout: right.layout.hand,
+        };
+        """,
+        {
+            "cfg": cfg(),
+            "snapshot": snapshot,
+            "events": live,
+            "other": other,
+            "follow": follow,
+        },
+    )
+    assert got["pending"] is True
+    assert got["waiting"] == {"list": None, "key": None, "fromDeal": True}
+    assert got["wrong"] is True
+    assert got["after"] is False
+    assert got["shown"] == {"list": follow["suggestions"], "key": None, "fromDeal": True}
+    assert got["layout"] == [str(c) for c in game.hand(0)]

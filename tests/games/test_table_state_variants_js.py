@@ -23,7 +23,7 @@ from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.table import machine
 from games.table.deck import deal_order
 from games.table.suggest import kept_suggestions
-from games.table.views import delivered, snapshot_for
+from games.table.views import delivered, hand_suggestions, snapshot_for
 from tests.games.table.helpers import Game
 from tests.games.test_table_state_js import cfg, run_js, wire
 
@@ -138,6 +138,58 @@ def test_a_spare_hand_is_16_cards_with_the_best_suggestions_3_in_the_tray(
     assert got["shown"]["list"] == hand["suggestions"]
     assert got["ready"] is False
     assert got["classic"] == {"hand": [], "front": [], "middle": [], "back": []}
+
+
+def test_a_spare_hand_sent_live_takes_the_best_suggestions_tray_when_they_follow(
+    tmp_path: Path,
+) -> None:
+    """Live, the 16 cards come without suggestions: the tray is the last 3 dealt and nothing
+    is asked (the deal's are on their way). When they follow, a layout nobody has touched
+    sets aside the best suggestion's 3, as a hand that came with them would; a layout the
+    player has already changed (a swap) is left as it is."""
+    played = SpareRound()
+    game = played.game
+    (event,) = [e for e in game.events("hand") if e.payload["position"] == 0]
+    follow = hand_suggestions(event, game.state)
+    assert follow is not None
+    aside = follow["suggestions"][0]["unused"]
+    live = wire([e for e in game.log if e.version > played.start], state=game.state, live=True)
+    got = run_js(
+        tmp_path,
+        """
+        const states = play(S.applySnapshot(S.initialState(data.cfg), data.snapshot), data.events);
+        const dealt = deepFreeze(states[states.length - 1]);
+        const kept = S.withHandSuggestions(dealt, data.follow);
+        const tray = dealt.layout.tray;
+        const other = dealt.layout.hand.find((c) => !data.aside.includes(c));
+        const swapped = S.swapCards(dealt.layout, tray[0], other);
+        const moved = Object.assign({}, dealt, { layout: swapped });
+        const left = S.withHandSuggestions(deepFreeze(moved), data.follow);
+        return {
+          tray,
+          waiting: S.shownSuggestions(dealt),
+          after: kept.layout.tray,
+          shown: S.shownSuggestions(kept),
+          movedTray: moved.layout.tray,
+          leftTray: left.layout.tray,
+          leftSuggestions: left.you.suggestions,
+        };
+        """,
+        {
+            "cfg": cfg(),
+            "snapshot": played.snapshot,
+            "events": live,
+            "follow": follow,
+            "aside": aside,
+        },
+    )
+    dealt_last = follow["cards"][-3:]
+    assert sorted(got["tray"]) == sorted(dealt_last)
+    assert got["waiting"]["list"] is None and got["waiting"]["fromDeal"] is True
+    assert got["after"] == aside
+    assert got["shown"]["list"] == follow["suggestions"] and got["shown"]["fromDeal"] is True
+    assert got["leftTray"] == got["movedTray"] != aside
+    assert got["leftSuggestions"] == follow["suggestions"]
 
 
 def test_a_swap_asks_for_suggestions_for_the_13_kept_and_the_reply_is_applied_and_submitted(

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -84,6 +86,49 @@ def test_inside_an_outbox_nothing_is_published_until_the_caller_does(
     assert layer.sent == []
     table_services._send(3, {"9": {"n": 2}})  # outside: at once
     assert layer.sent == [(group, {"n": 2})]
+
+
+@pytest.mark.asyncio
+async def test_later_work_runs_once_the_box_is_out_and_a_failure_is_logged_and_skipped(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Inside an outbox, work registered with publish_later is kept, not run: the caller
+    publishes the box, then runs it (apublish_later, on the executor given) and publishes
+    what it made; a piece that fails is logged and the others still go out. Outside an
+    outbox it runs at once, after what was published before it."""
+    layer = FlakyLayer()
+    monkeypatch.setattr(publish, "get_channel_layer", lambda: layer)
+    ran: list[str] = []
+
+    def work(n: int) -> publish.Later:
+        def make() -> list[publish.Message]:
+            ran.append(threading.current_thread().name)
+            return [("g", {"n": n})]
+
+        return make
+
+    def broken() -> list[publish.Message]:
+        raise RuntimeError("no suggestions today")
+
+    with publish.outbox() as box:
+        publish.publish([("g", {"n": 1})])
+        publish.publish_later(work(2))
+        publish.publish_later(broken)
+        publish.publish_later(work(3))
+    assert ran == [] and box == [("g", {"n": 1})] and len(box.later) == 3
+    await publish.apublish(box)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="later") as executor:
+        await publish.apublish_later(box, executor=executor)
+    assert [m["n"] for _, m in layer.sent] == [1, 2, 3]
+    assert ran == ["later_0", "later_0"]
+    assert "messages to send later could not be made" in caplog.text
+    await publish.apublish_later(publish.Outbox())  # nothing kept: nothing to do
+
+    layer.sent.clear()
+    await asyncio.to_thread(
+        lambda: (publish.publish([("g", {"n": 4})]), publish.publish_later(work(5)))
+    )
+    assert [m["n"] for _, m in layer.sent] == [4, 5]
 
 
 def test_without_a_channel_layer_nothing_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -216,6 +216,11 @@ function start() {
       askSuggestions();
     },
     onEvents: (events) => applyEvents(events),
+    onHandSuggestions(message) {
+      // The deal's, a moment after the hand (or after a welcome that did not bring them).
+      state = S.withHandSuggestions(state, message);
+      render();
+    },
     onSuggestions(message) {
       state = S.withSuggested(state, message);
       if (ui.suggestPending && ui.suggestPending.key === S.cardsKey(message.cards || [])) ui.suggestPending = null;
@@ -503,11 +508,11 @@ function start() {
   function askSuggestions() {
     if (!S.canArrange(state) || !S.spareOf(state.table.config)) return;
     const shown = S.shownSuggestions(state);
-    if (shown.list !== null || ui.suggestAsked.has(shown.key)) return;
+    if (shown.list !== null || shown.fromDeal || ui.suggestAsked.has(shown.key)) return;
     clearTimeout(suggestTimer);
     suggestTimer = setTimeout(() => {
       const now = S.shownSuggestions(state);
-      if (!S.canArrange(state) || now.list !== null || ui.suggestAsked.has(now.key)) return;
+      if (!S.canArrange(state) || now.list !== null || now.fromDeal || ui.suggestAsked.has(now.key)) return;
       const cards = S.keptCards(state.layout);
       if (act("suggest", { cards })) {
         ui.suggestAsked.add(now.key);

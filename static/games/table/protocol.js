@@ -63,6 +63,10 @@ export function createConnection(options) {
       pendingActions.delete(message.id);
       if (options.onSuggestions) options.onSuggestions(message);
     }
+    else if (message.type === "hand_suggestions") {
+      // The deal's suggestions for the hand, a moment after it (the hand came without them).
+      if (options.onHandSuggestions) options.onHandSuggestions(message);
+    }
     else if (message.type === "ok") {
       const type = pendingActions.get(message.id);
       pendingActions.delete(message.id);

@@ -18,7 +18,14 @@ from games.table import machine
 from games.table.errors import TableError
 from games.table.events import Event, Transition
 from games.table.state import PLAY_PHASES, Phase, TableState
-from games.table.views import delivered, events_for, missed_events, snapshot_for
+from games.table.views import (
+    delivered,
+    events_for,
+    hand_suggestions,
+    missed_events,
+    resync_suggestions,
+    snapshot_for,
+)
 
 from .helpers import Game, c, cards_in, deck_for
 
@@ -112,6 +119,50 @@ def test_6_a_hand_is_logged_without_suggestions_and_sent_with_them() -> None:
         game.fire()
     assert snapshot_for(game.state, 0, now=game.now)["you"]["suggestions"] is None
     assert delivered(now, game.state).payload["suggestions"] == []
+
+
+def test_6_a_hand_sent_live_goes_without_its_suggestions_which_follow() -> None:
+    """Sent live with its deal, a person's hand carries ``"suggestions": None`` (the deal does
+    not wait for the engine) and :func:`hand_suggestions` makes what follows: its cards and
+    the snapshot's suggestions. A bot's hand goes with none and nothing follows; so does a
+    hand whose round is over. A reconnect whose missed events hold no hand of the player's
+    gets them (:func:`resync_suggestions`), one whose events hold it gets them with it."""
+    game = Game(3, capacity=4)
+    game.do(machine.sit, player="b3", position=3, bot=True)
+    game.start()
+    logged = {e.payload["position"]: e for e in game.events("hand")}
+    for position in (0, 1, 2):
+        live = delivered(logged[position], game.state, live=True)
+        assert live.payload["suggestions"] is None
+        assert {k: v for k, v in live.payload.items() if k != "suggestions"} == dict(
+            logged[position].payload
+        )
+        view = snapshot_for(game.state, position, now=game.now)["you"]
+        follow = hand_suggestions(logged[position], game.state)
+        assert follow == {"cards": view["hand"], "suggestions": view["suggestions"]}
+        assert view["suggestions"]
+        player = f"p{position}"
+        assert resync_suggestions(game.state, player, []) == follow
+        assert resync_suggestions(game.state, player, [logged[position]]) is None
+        others = [logged[p] for p in (0, 1, 2) if p != position]
+        assert resync_suggestions(game.state, player, others) == follow
+    # A bot's: none, at once, and nothing follows (a bot works out its own play).
+    assert delivered(logged[3], game.state, live=True).payload["suggestions"] == []
+    assert hand_suggestions(logged[3], game.state) is None
+    assert resync_suggestions(game.state, "b3", []) is None
+    # Not a hand: unchanged, nothing follows; a spectator never gets any.
+    deal = game.events("deal")[0]
+    assert delivered(deal, game.state, live=True) == deal
+    assert hand_suggestions(deal, game.state) is None
+    assert resync_suggestions(game.state, "nobody", []) is None
+    # Once the round is over: a hand of it gets none, nothing follows, nothing on a resync.
+    for position in range(4):
+        game.submit_best(position)
+    while game.state.phase is not Phase.SETTLED:
+        game.fire()
+    assert delivered(logged[0], game.state, live=True).payload["suggestions"] == []
+    assert hand_suggestions(logged[0], game.state) is None
+    assert resync_suggestions(game.state, "p0", []) is None
 
 
 def test_events_for_filters_other_seats_private_events() -> None:

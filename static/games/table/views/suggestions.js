@@ -26,10 +26,14 @@ export function renderSuggestions(ctx, editable) {
   if (box.hidden) return;
   if (waiting) {
     $("suggestions-more").hidden = true;
-    if (list.dataset.key === "waiting") return;
-    list.dataset.key = "waiting";
+    const waitingKey = offered.fromDeal ? "waiting-deal" : "waiting";
+    if (list.dataset.key === waitingKey) return;
+    list.dataset.key = waitingKey;
     list.textContent = "";
-    list.append(el("li", "sg-waiting", _("Finding suggestions for the 13 cards you keep…")));
+    const text = offered.fromDeal
+      ? _("Finding suggestions…")
+      : _("Finding suggestions for the 13 cards you keep…");
+    list.append(el("li", "sg-waiting", text));
     return;
   }
   const more = $("suggestions-more");
