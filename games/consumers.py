@@ -15,7 +15,9 @@ skips that one (``except``).
 The consumer holds no rules and no ORM: it parses, calls a service of
 games.table_services on a worker thread and sends; the services send the events
 to the player's group after commit. A retried action (same `id` and type) is applied once: its
-reply is kept in the cache for ACTION_REPLY_SECONDS and answered again.
+reply is kept for ACTION_REPLY_SECONDS and answered again — kept beside the user's frame budget
+and looked up in the same Redis round trip that spends the frame
+(``shisanshui.ratelimit.arate_limit_hit_and_read``), not on the service thread.
 
 Services run on a pool of SERVICE_THREADS threads (each keeps its own database connection),
 not on the single thread that database_sync_to_async shares by default: an action mostly
@@ -32,6 +34,7 @@ though clients ignore versions they have passed.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -42,7 +45,6 @@ from typing import Any, TypeVar
 
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
-from django.core.cache import cache
 from django.utils import translation
 
 from accounts.models import User
@@ -53,9 +55,11 @@ from lobby.errors import LobbyError, MalformedMessage, MessageTooLarge, UnknownM
 from shisanshui import fastjson, publish
 from shisanshui.ratelimit import (
     RateLimited,
+    akeep,
     arate_limit_block,
     arate_limit_check,
     arate_limit_hit,
+    arate_limit_hit_and_read,
 )
 from shisanshui.sockets import Consumer
 
@@ -197,21 +201,13 @@ def _run(service: Service, **kwargs: Any) -> None:
 
 
 @off_thread
-def _act_once(
-    key: str, reply: dict[str, Any], service: Service, **kwargs: Any
-) -> tuple[dict[str, Any], publish.Outbox]:
-    """The stored reply of an action already applied under ``key``; otherwise apply it and
-    store ``reply``. One trip to a service thread; the messages the action committed come
-    back with the reply, for the event loop to publish (``shisanshui.publish.outbox``):
-    the table's events and any lobby banner alike, and the work to do once they are out
-    (a dealt hand's suggestions)."""
-    stored = cache.get(key)
-    if stored is not None:
-        return dict(stored), publish.Outbox()
+def _act(service: Service, **kwargs: Any) -> publish.Outbox:
+    """Apply an action on a service thread; the messages it committed come back for the event
+    loop to publish (``shisanshui.publish.outbox``): the table's events and any lobby banner
+    alike, and the work to do once they are out (a dealt hand's suggestions)."""
     with publish.outbox() as box:
         service(**kwargs)
-    cache.set(key, reply, ACTION_REPLY_SECONDS)
-    return reply, box
+    return box
 
 
 # The last group message's events and their frame: a process's sockets at one table get the
@@ -331,22 +327,39 @@ class TableConsumer(Consumer):
         """Answer one frame; every refusal, whatever raised it, is answered here."""
         if self.flooded:  # closed for flooding: the frames still queued are ignored
             return
-        if await self._flooding():
-            self.flooded = True
-            await arate_limit_block(COOLDOWN, self.user.pk)
-            await self.close(code=CLOSE_FLOOD)
-            return
         request_id = None
         with translation.override(self.language):
             try:
-                message = parse_message(text_data)
+                message: dict[str, Any] | None = parse_message(text_data)
+            except LobbyError as error:  # answered once the frame is counted
+                message, unreadable = None, error
+            else:
+                unreadable = None
+            # Every frame counts against the user's budget; an action's frame also looks up
+            # the reply of an action already applied under its id, in the same round trip.
+            kept = None if message is None else self._action_key(message)
+            if kept is None:
+                flooding, stored = await arate_limit_hit(MESSAGES, self.user.pk), None
+            else:
+                flooding, stored = await arate_limit_hit_and_read(MESSAGES, self.user.pk, kept=kept)
+            if flooding is not None:
+                self.flooded = True
+                await arate_limit_block(COOLDOWN, self.user.pk)
+                await self.close(code=CLOSE_FLOOD)
+                return
+            try:
+                if message is None:
+                    assert unreadable is not None
+                    raise unreadable
                 request_id = _request_id(message)
                 budget = {"draft": DRAFTS, "suggest": SUGGESTS, "chat": CHATS}.get(message["type"])
                 if budget is not None and self.seat is not None:
                     limited = await arate_limit_hit(budget, self.user.pk)
                     if limited is not None:
                         raise TableError(**_rate_limited(limited))
-                await self.dispatch_message(message, request_id)
+                await self.dispatch_message(
+                    message, request_id, stored=None if stored is None else fastjson.loads(stored)
+                )
             except LobbyError as error:
                 await self.send_error(request_id, {"code": error.code, "message": error.message})
             except TableError as error:
@@ -356,11 +369,23 @@ class TableConsumer(Consumer):
                 error_body = {"code": "server_error", "message": "Something went wrong."}
                 await self.send_error(request_id, error_body)
 
-    async def _flooding(self) -> bool:
-        """Whether this frame is over the user's budget of table frames (all its sockets)."""
-        return await arate_limit_hit(MESSAGES, self.user.pk) is not None
+    def _action_key(self, message: dict[str, Any]) -> str | None:
+        """Where the reply of ``message`` is kept, for an action of a seated player with an id
+        (the type is part of it: an id reused for another action is another action)."""
+        kind, request_id = message["type"], _request_id(message)
+        if self.seat is None or self.watch is not None or kind not in ACTIONS:
+            return None
+        if request_id is None:
+            return None
+        return f"table-action:{self.seat.table_id}:{self.user.pk}:{kind}:{json.dumps(request_id)}"
 
-    async def dispatch_message(self, message: dict[str, Any], request_id: str | int | None) -> None:
+    async def dispatch_message(
+        self,
+        message: dict[str, Any],
+        request_id: str | int | None,
+        *,
+        stored: dict[str, Any] | None = None,
+    ) -> None:
         kind = message["type"]
         seat = self.seat
         if self.watch is not None:
@@ -386,7 +411,7 @@ class TableConsumer(Consumer):
                 {"type": "suggestions", "id": request_id, "cards": cards, "suggestions": found}
             )
         elif kind in ACTIONS:
-            await self.act(kind, message, request_id)
+            await self.act(kind, message, request_id, stored=stored)
         else:
             raise UnknownMessageType(type=json.dumps(kind[:40], ensure_ascii=False))
 
@@ -455,22 +480,35 @@ class TableConsumer(Consumer):
         self.seat = None
         await self.close(code=CLOSE_LEFT)
 
-    async def act(self, kind: str, message: dict[str, Any], request_id: str | int | None) -> None:
-        """Apply an action once per client id; a retry gets the stored reply again."""
+    async def act(
+        self,
+        kind: str,
+        message: dict[str, Any],
+        request_id: str | int | None,
+        *,
+        stored: dict[str, Any] | None = None,
+    ) -> None:
+        """Apply an action once per client id; a retry gets the ``stored`` reply again."""
         assert self.seat is not None
         if request_id is None:
             raise BadField("id", f"a string of 1 to {MAX_ID_CHARS} characters or an integer")
-        # The type is part of the key: an id reused for another action is another action.
-        key = f"table-action:{self.seat.table_id}:{self.user.pk}:{kind}:{json.dumps(request_id)}"
         service, fields = ACTIONS[kind](message)
+        if stored is not None:  # applied already under this id: the same answer
+            await self.send_json(stored)
+            return
         reply = {"type": "ok", "id": request_id, "action": kind}
-        answer, box = await _act_once(
-            key, reply, service, user=self.user, room=self.seat.room, **fields
+        box = await _act(service, user=self.user, room=self.seat.room, **fields)
+        key = self._action_key(message)
+        assert key is not None
+        # The action's messages go out and its reply is kept side by side (two connections).
+        await asyncio.gather(
+            publish.apublish(box), akeep(key, fastjson.dumps(reply), ACTION_REPLY_SECONDS)
         )
-        await publish.apublish(box)
-        await self.send_json(answer)
-        # Then what waited for them: the suggestions of the hands this action dealt.
-        await publish.apublish_later(box, executor=SERVICE_THREADS)
+        await self.send_json(reply)
+        # Then what waited for them: the suggestions of the hands this action dealt, in a task
+        # of their own — this socket goes on passing its events (its player's own deal among
+        # them, which comes back through the channel layer) while they are worked out.
+        publish.spawn_later(box, executor=SERVICE_THREADS)
 
     async def table_events(self, message: dict[str, Any]) -> None:
         """This player's events from the services (its group): pass them on in order. Nothing

@@ -18,8 +18,9 @@ Some messages are worth sending only after the others are out: the engine's sugg
 dealt hand take milliseconds of CPU per hand, and the deal must not wait for them.
 :func:`publish_later` registers the work that makes such messages; inside an outbox it is kept
 with the box (``Outbox.later``) and the consumer runs it once the box is published
-(:func:`apublish_later`, on a thread of its choosing); elsewhere it runs at once, after what was
-published before it.
+(:func:`apublish_later`, on a thread of its choosing; :func:`spawn_later` runs it in a task of
+its own, so that a socket's consumer — which handles its messages one at a time — goes on
+passing its events meanwhile); elsewhere it runs at once, after what was published before it.
 
 Like the on-commit hooks, a failure (Redis restarting) is logged and never undoes or hides the
 committed change: each message (or pipeline) is tried twice (the layer reconnects), and a
@@ -130,6 +131,31 @@ async def apublish_later(box: Outbox, *, executor: Executor | None = None) -> No
         return
     loop = asyncio.get_running_loop()
     await apublish(await loop.run_in_executor(executor, box.run_later))
+
+
+# The running spawn_later tasks (the loop keeps only weak references to its tasks).
+_spawned: set[asyncio.Task[None]] = set()
+
+
+def spawn_later(box: Outbox, *, executor: Executor | None = None) -> asyncio.Task[None] | None:
+    """:func:`apublish_later` in a task of its own, None when ``box`` kept no work; call it
+    once ``box`` itself is published. The caller goes on at once: a socket's consumer, which
+    handles one message at a time, would otherwise hold back every message it has to pass on
+    (its player's own events of that very command among them) for the work's milliseconds.
+    What the work publishes still follows what ``box`` published (that is out already). A
+    failure is logged."""
+    if not box.later:
+        return None
+    task = asyncio.get_running_loop().create_task(apublish_later(box, executor=executor))
+    _spawned.add(task)
+    task.add_done_callback(_spawn_done)
+    return task
+
+
+def _spawn_done(task: asyncio.Task[None]) -> None:
+    _spawned.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("messages to send later were lost", exc_info=task.exception())
 
 
 async def _send_all(layer: Any, group: str, queue: list[dict[str, Any]]) -> None:

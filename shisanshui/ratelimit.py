@@ -152,7 +152,7 @@ def _storage_failed(name: str) -> None:
 # KEYS: one list per rate; ARGV: the timestamp, the cost, then each rate's limit and expiry.
 # Returns 0 when every rate allows the cost (spent in all of them), else the 1-based index of
 # the first rate that refuses (nothing spent anywhere).
-_ACQUIRE_ALL = """
+_ACQUIRE_BODY = """
 local timestamp = tonumber(ARGV[1])
 local amount = tonumber(ARGV[2])
 for i, key in ipairs(KEYS) do
@@ -180,16 +180,37 @@ for i, key in ipairs(KEYS) do
 end
 return 0
 """
+_ACQUIRE_ALL = _ACQUIRE_BODY
+# The same, and in the same trip the value of one more key (the last of KEYS, not a rate's):
+# returns {the refusal as above, the value or nil}.
+_ACQUIRE_AND_READ = f"""
+local kept = redis.call('get', KEYS[#KEYS])
+KEYS[#KEYS] = nil
+local function acquire()
+{_ACQUIRE_BODY}
+end
+return {{acquire(), kept}}
+"""
 
 # The script registered on each storage's client (a weak key: a storage lives as long as its
 # limiter, one per Redis URL and key prefix, and per event loop for the asynchronous ones).
 _scripts: weakref.WeakKeyDictionary[object, Any] = weakref.WeakKeyDictionary()
 
 
+_read_scripts: weakref.WeakKeyDictionary[object, Any] = weakref.WeakKeyDictionary()
+
+
 def _acquire_all_script(storage: Any, client: Any) -> Any:
     script = _scripts.get(storage)
     if script is None:
         script = _scripts[storage] = client.register_script(_ACQUIRE_ALL)
+    return script
+
+
+def _acquire_and_read_script(storage: Any, client: Any) -> Any:
+    script = _read_scripts.get(storage)
+    if script is None:
+        script = _read_scripts[storage] = client.register_script(_ACQUIRE_AND_READ)
     return script
 
 
@@ -272,6 +293,7 @@ def rate_limit_reset() -> None:
     _sync_limiters.pop(where, None)
     for limiters in list(_async_limiters.values()):
         limiters.pop(where, None)
+    _kept.clear()
 
 
 # The asynchronous forms (consumers).
@@ -330,3 +352,67 @@ async def arate_limit_block(name: str, key: Key) -> None:
                 await limiter.hit(item, *ids, cost=item.amount)
     except StorageError:
         _storage_failed(name)
+
+
+# A short text kept beside the counters, read in the same round trip as a hit: the table's
+# socket spends a frame of the user's budget and looks up the reply of an action already
+# applied under the frame's id at once (games.consumers), instead of two more Redis trips on
+# the service thread around every action. In Redis under the limits' key prefix; without
+# Redis in this process's memory, as the counters are.
+_kept: dict[str, tuple[float, str]] = {}
+KEPT_IN_MEMORY = 10_000
+
+
+def _kept_in_memory(name: str) -> str | None:
+    found = _kept.get(f"{settings.RATE_LIMIT_KEY_PREFIX}:kept:{name}")
+    if found is None or found[0] <= time.monotonic():
+        return None
+    return found[1]
+
+
+async def arate_limit_hit_and_read(
+    name: str, key: Key, *, kept: str
+) -> tuple[RateLimited | None, str | None]:
+    """``arate_limit_hit(name, key)``, and the text kept under ``kept`` (:func:`akeep`) or
+    None, in one Redis round trip. The limit fails open as ever when Redis fails, and then
+    nothing is found kept."""
+    limiter = _async_limiter()
+    if limiter is None:
+        return rate_limit_hit(name, key), _kept_in_memory(kept)
+    ids = (name, str(key))
+    items = rate_limit_items(name)
+    try:
+        bridge = limiter.storage.bridge  # type: ignore[attr-defined]
+        keys, args = _acquire_args(items, ids, 1, bridge.prefixed_key)
+        keys.append(bridge.prefixed_key(f"kept:{kept}"))
+        script = _acquire_and_read_script(limiter.storage, bridge.get_connection())
+        refused, found = await script(keys, args)
+        text = found.decode() if isinstance(found, bytes) else found
+        if int(refused):
+            item = items[int(refused) - 1]
+            stats = await limiter.get_window_stats(item, *ids)
+            return _refusal(name, item, stats.reset_time), text
+        return None, text
+    except (StorageError, redis.RedisError):
+        _storage_failed(name)
+    return None, None
+
+
+async def akeep(kept: str, text: str, seconds: int) -> None:
+    """Keep ``text`` under ``kept`` for ``seconds`` (read by :func:`arate_limit_hit_and_read`).
+    A failure is logged, not raised: what was kept is an optimisation of a retry."""
+    limiter = _async_limiter()
+    if limiter is None:
+        if len(_kept) >= KEPT_IN_MEMORY:
+            now = time.monotonic()
+            for stale in [k for k, (until, _) in _kept.items() if until <= now]:
+                del _kept[stale]
+            if len(_kept) >= KEPT_IN_MEMORY:
+                _kept.pop(next(iter(_kept)))
+        _kept[f"{settings.RATE_LIMIT_KEY_PREFIX}:kept:{kept}"] = (time.monotonic() + seconds, text)
+        return
+    try:
+        bridge = limiter.storage.bridge  # type: ignore[attr-defined]
+        await bridge.get_connection().set(bridge.prefixed_key(f"kept:{kept}"), text, ex=seconds)
+    except (StorageError, redis.RedisError):
+        _storage_failed("kept")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -328,6 +329,38 @@ async def test_three_players_a_fouled_submission_is_refused_then_corrected(
         assert len(settled["payload"]["result"]["players"]) == 3
 
 
+async def test_6_the_dealers_own_deal_does_not_wait_for_the_suggestions(
+    clock: Clock, sockets: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Ready that deals is answered, then its socket works out the hands' suggestions in
+    a task of its own: the socket's own events (the deal, its player's hand) go on passing
+    while the engine is still busy, and the suggestions follow when it is done."""
+    gate = threading.Event()
+    working = threading.Event()
+    real = table_services.hand_suggestions
+
+    def slow(event: Any, state: TableState) -> Any:
+        working.set()
+        assert gate.wait(TIMEOUT * 2), "never let through"
+        return real(event, state)
+
+    monkeypatch.setattr(table_services, "hand_suggestions", slow)
+    room, (alice, bob) = await make_room(["alice", "bob"])
+    a, b = await sockets(alice, room), await sockets(bob, room)
+    assert (await a.request({"type": "ready", "id": "r-a"}))["type"] == "ok"
+    try:
+        assert (await b.request({"type": "ready", "id": "r-b"}))["type"] == "ok"  # it deals
+        for socket in (b, a):
+            await socket.event("deal")
+            assert (await socket.event("hand"))["payload"]["suggestions"] is None
+        assert working.is_set() and not [f for f in b.frames if f["type"] == "hand_suggestions"]
+    finally:
+        gate.set()
+    for socket in (a, b):
+        follow = await socket.next("hand_suggestions")
+        assert follow["suggestions"]
+
+
 # Reconnecting, leaving.
 
 
@@ -462,6 +495,15 @@ async def test_a_retried_action_is_applied_once(clock: Clock, sockets: Callable[
     other = await a.request({"type": "ready", "id": "r2"})
     assert other["error"]["code"] == "already_ready"
     assert (await a.request({"type": "ping", "id": "p"}))["type"] == "pong"
+
+    # The reply is kept beside the budget, not in the socket: a retry over a new socket (the
+    # client reconnected without the reply) gets it too, and nothing is applied again.
+    await a.communicator.disconnect()
+    a2 = await sockets(alice, room)
+    assert (await a2.request({"type": "ready", "id": "r1"})) == first
+    # … and an id another user used, or another action type under the same id, is new.
+    assert (await b.request({"type": "ready", "id": "r1"})) == {**first, "id": "r1"}
+    assert (await b.request({"type": "leave", "id": "r1"}))["action"] == "leave"
 
 
 async def test_a_flood_of_messages_closes_the_socket(

@@ -5,6 +5,7 @@ others nor undoes the committed action — and, inside an outbox, kept for the e
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import uuid
@@ -129,6 +130,50 @@ async def test_later_work_runs_once_the_box_is_out_and_a_failure_is_logged_and_s
         lambda: (publish.publish([("g", {"n": 4})]), publish.publish_later(work(5)))
     )
     assert [m["n"] for _, m in layer.sent] == [4, 5]
+
+
+@pytest.mark.asyncio
+async def test_spawned_later_work_lets_the_caller_go_on_and_a_lost_publish_is_logged(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """spawn_later runs a box's later work in a task of its own: the caller goes on at once
+    (the work still running), the messages go out when it is done; a box without work
+    spawns nothing; a publish that fails twice is logged (the task's error is not lost)."""
+    layer = FlakyLayer()
+    monkeypatch.setattr(publish, "get_channel_layer", lambda: layer)
+    gate = threading.Event()
+
+    def work() -> list[publish.Message]:
+        assert gate.wait(5)
+        return [("g", {"n": 2})]
+
+    with publish.outbox() as box:
+        publish.publish([("g", {"n": 1})])
+        publish.publish_later(work)
+    await publish.apublish(box)
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        task = publish.spawn_later(box, executor=executor)
+        assert task is not None
+        await asyncio.sleep(0.05)
+        assert not task.done() and [m["n"] for _, m in layer.sent] == [1]
+        gate.set()
+        await task
+    assert [m["n"] for _, m in layer.sent] == [1, 2]
+    assert publish.spawn_later(publish.Outbox()) is None
+
+    async def broken(messages: Any) -> None:
+        raise RuntimeError("redis is gone")
+
+    monkeypatch.setattr(publish, "apublish", broken)
+    with publish.outbox() as box:
+        publish.publish_later(lambda: [("g", {"n": 3})])
+    task = publish.spawn_later(box)
+    assert task is not None
+    with contextlib.suppress(RuntimeError):
+        await task
+    await asyncio.sleep(0)  # the done callbacks run
+    assert "messages to send later were lost" in caplog.text
+    assert task not in publish._spawned
 
 
 def test_without_a_channel_layer_nothing_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,6 +17,7 @@ from shisanshui.ratelimit import (
     arate_limit_block,
     arate_limit_check,
     arate_limit_hit,
+    arate_limit_hit_and_read,
     rate_limit_block,
     rate_limit_check,
     rate_limit_hit,
@@ -190,3 +191,74 @@ def test_a_hit_is_one_redis_round_trip_whatever_the_number_of_rates(
 
     assert asyncio.run(scenario()) is None
     assert commands == ["EVALSHA"]
+
+
+def test_a_hit_reads_what_was_kept_in_the_same_trip(storage: str, settings: Any) -> None:
+    """arate_limit_hit_and_read spends the hit as arate_limit_hit does and returns the text
+    akeep kept under that name (None before, under another name or another prefix, and once
+    its time is up); a refusal still reads it; rate_limit_reset forgets it."""
+
+    async def scenario() -> list[Any]:
+        seen: list[Any] = [await arate_limit_hit_and_read("test.burst", 7, kept="a")]
+        await ratelimit.akeep("a", '{"type": "ok"}', 60)
+        await ratelimit.akeep("short", "gone soon", 1)
+        seen.append(await arate_limit_hit_and_read("test.burst", 7, kept="a"))
+        seen.append(await arate_limit_hit_and_read("test.burst", 7, kept="b"))
+        seen.append(await arate_limit_hit_and_read("test.burst", 7, kept="a"))  # the 4th
+        await asyncio.sleep(1.1)
+        seen.append(await arate_limit_hit_and_read("test.burst", 8, kept="short"))
+        return seen
+
+    seen = asyncio.run(scenario())
+    assert seen[0] == (None, None)
+    assert seen[1] == (None, '{"type": "ok"}')
+    assert seen[2] == (None, None)
+    refused, text = seen[3]
+    assert isinstance(refused, RateLimited) and text == '{"type": "ok"}'
+    assert seen[4] == (None, None)
+
+    prefix = settings.RATE_LIMIT_KEY_PREFIX
+    settings.RATE_LIMIT_KEY_PREFIX = prefix + "-other"
+    assert asyncio.run(arate_limit_hit_and_read("test.burst", 9, kept="a")) == (None, None)
+    settings.RATE_LIMIT_KEY_PREFIX = prefix
+    rate_limit_reset()
+    assert asyncio.run(arate_limit_hit_and_read("test.burst", 9, kept="a")) == (None, None)
+
+
+@pytest.mark.skipif(not REDIS_URL, reason="no REDIS_URL")
+def test_a_hit_that_reads_is_still_one_round_trip(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.REDIS_URL = REDIS_URL
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "test.two": "2/minute;1000/hour"}
+    commands: list[str] = []
+    async_execute = redis.asyncio.Redis.execute_command
+
+    async def acounted(self: redis.asyncio.Redis, *args: Any, **options: Any) -> Any:
+        commands.append(str(args[0]))
+        return await async_execute(self, *args, **options)
+
+    async def scenario() -> tuple[RateLimited | None, str | None]:
+        await arate_limit_hit_and_read("test.two", "warm", kept="x")  # loads the script
+        await ratelimit.akeep("x", "kept", 60)
+        commands.clear()
+        return await arate_limit_hit_and_read("test.two", "a", kept="x")
+
+    monkeypatch.setattr(redis.asyncio.Redis, "execute_command", acounted)
+    assert asyncio.run(scenario()) == (None, "kept")
+    assert commands == ["EVALSHA"]
+
+
+def test_an_unreachable_redis_reads_nothing_kept(
+    settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "test.one": "1/minute"}
+    ratelimit._last_storage_warning = 0.0
+
+    async def scenario() -> tuple[RateLimited | None, str | None]:
+        await ratelimit.akeep("x", "kept", 60)  # logged, not raised
+        return await arate_limit_hit_and_read("test.one", 1, kept="x")
+
+    assert asyncio.run(scenario()) == (None, None)
+    assert "not counted" in caplog.text
