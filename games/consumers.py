@@ -19,10 +19,13 @@ reply is kept for ACTION_REPLY_SECONDS and answered again — kept beside the us
 and looked up in the same Redis round trip that spends the frame
 (``shisanshui.ratelimit.arate_limit_hit_and_read``), not on the service thread.
 
-Services run on a pool of SERVICE_THREADS threads (each keeps its own database connection),
-not on the single thread that database_sync_to_async shares by default: an action mostly
-waits for PostgreSQL, and on one thread every connection's action would wait behind all the
-others (docs/load-and-faults.md). The services' row locks keep one table's commands in order.
+The table's commands run on a pool of SERVICE_THREADS threads (each keeps its own database
+connection), not on the single thread that database_sync_to_async shares by default: an
+action mostly waits for PostgreSQL, and on one thread every connection's action would wait
+behind all the others (docs/load-and-faults.md). The services' row locks keep one table's
+commands in order. The rest of a socket's work — finding its seat, the welcome's snapshot, the
+reconnect and disconnect, the engine's suggestions — runs on SIDE_THREADS, so that a storm of
+connections never queues the commands of the tables already playing.
 
 Every group message names the versions it covers (``first`` … ``last``, even when none of its
 events is for this player), so each consumer knows every version it has passed: when a batch
@@ -87,9 +90,19 @@ SERVICE_THREADS = ThreadPoolExecutor(
 T = TypeVar("T")
 
 
+SIDE_THREADS = ThreadPoolExecutor(
+    max_workers=settings.TABLE_SIDE_THREADS, thread_name_prefix="table-side"
+)
+
+
 def off_thread(func: Callable[..., T]) -> Callable[..., Any]:
     """``func`` made awaitable on the service threads (connections cleaned up around it)."""
     return DatabaseSyncToAsync(func, thread_sensitive=False, executor=SERVICE_THREADS)
+
+
+def on_side(func: Callable[..., T]) -> Callable[..., Any]:
+    """``func`` made awaitable on the side threads (anything but the table's commands)."""
+    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=SIDE_THREADS)
 
 
 CLOSE_LEFT = 4000  # the player is no longer at this table
@@ -196,11 +209,6 @@ ACTIONS: dict[str, Callable[[dict[str, Any]], tuple[Service, dict[str, Any]]]] =
 
 
 @off_thread
-def _run(service: Service, **kwargs: Any) -> None:
-    service(**kwargs)
-
-
-@off_thread
 def _act(service: Service, **kwargs: Any) -> publish.Outbox:
     """Apply an action on a service thread; the messages it committed come back for the event
     loop to publish (``shisanshui.publish.outbox``): the table's events and any lobby banner
@@ -269,17 +277,15 @@ class TableConsumer(Consumer):
             await self.send_error(None, _rate_limited(limited))
             await self.close(code=CLOSE_FLOOD)
             return
-        self.seat = await off_thread(table_services.table_seat_for)(user=user, room_id=room_id)
+        self.seat = await on_side(table_services.table_seat_for)(user=user, room_id=room_id)
         if self.seat is None:
             # Not seated here: a spectator, where the room allows it (issue 18).
-            self.watch = await off_thread(table_services.table_watch_for)(
-                user=user, room_id=room_id
-            )
+            self.watch = await on_side(table_services.table_watch_for)(user=user, room_id=room_id)
             if self.watch is None:
                 await self.close(code=CLOSE_NOT_SEATED)
                 return
             await self._join(table_services.table_public_group(self.watch.table_id))
-            await off_thread(table_services.table_watchers_change)(
+            await on_side(table_services.table_watchers_change)(
                 table_id=self.watch.table_id, delta=1
             )
             await self.accept()
@@ -307,7 +313,7 @@ class TableConsumer(Consumer):
     async def disconnect(self, code: int) -> None:
         if self.watch is not None:
             await self._leave_groups()
-            await off_thread(table_services.table_watchers_change)(
+            await on_side(table_services.table_watchers_change)(
                 table_id=self.watch.table_id, delta=-1
             )
             self.watch = None
@@ -321,7 +327,7 @@ class TableConsumer(Consumer):
         """Tell the table about the connection; a refusal (already so, left) is no news."""
         assert self.seat is not None
         with contextlib.suppress(TableError):
-            await _run(service, user=self.user, room=self.seat.room, **kwargs)
+            await on_side(service)(user=self.user, room=self.seat.room, **kwargs)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer one frame; every refusal, whatever raised it, is answered here."""
@@ -404,7 +410,7 @@ class TableConsumer(Consumer):
             await self.welcome(request_id, since)
         elif kind == "suggest":
             cards = _cards(message, "cards")
-            found = await off_thread(table_services.table_suggest)(
+            found = await on_side(table_services.table_suggest)(
                 user=self.user, room=seat.room, cards=cards
             )
             await self.send_json(
@@ -433,7 +439,7 @@ class TableConsumer(Consumer):
     async def welcome_spectator(self, request_id: str | int | None) -> None:
         """The public snapshot (``views.snapshot_for`` with no seat): every version is passed."""
         assert self.watch is not None
-        view = await off_thread(table_services.table_resync)(
+        view = await on_side(table_services.table_resync)(
             table_id=self.watch.table_id, player="", since=None
         )
         self.version = int(view["version"])
@@ -447,7 +453,7 @@ class TableConsumer(Consumer):
         missed events come as an ordinary ``events`` frame; a ``welcome`` without an id only
         when the log no longer reaches back (a snapshot). Returns the events sent."""
         assert self.seat is not None
-        view = await off_thread(table_services.table_resync)(
+        view = await on_side(table_services.table_resync)(
             table_id=self.seat.table_id, player=self.seat.player, since=since
         )
         self.version = int(view["version"])
@@ -508,7 +514,7 @@ class TableConsumer(Consumer):
         # Then what waited for them: the suggestions of the hands this action dealt, in a task
         # of their own — this socket goes on passing its events (its player's own deal among
         # them, which comes back through the channel layer) while they are worked out.
-        publish.spawn_later(box, executor=SERVICE_THREADS)
+        publish.spawn_later(box, executor=SIDE_THREADS)
 
     async def table_events(self, message: dict[str, Any]) -> None:
         """This player's events from the services (its group): pass them on in order. Nothing

@@ -177,6 +177,13 @@ if SIGNUP_GRANT < 0:
 TABLE_SERVICE_THREADS = env_int("TABLE_SERVICE_THREADS", 8)
 if TABLE_SERVICE_THREADS < 1:
     raise ImproperlyConfigured("TABLE_SERVICE_THREADS must be at least 1.")
+# … and the threads for the rest of a table socket's work: its seat, its welcome (the table's
+# snapshot), the reconnect and disconnect, the engine's suggestions. A storm of connections
+# (a web process restarted, its players all back at once) then never queues the table's
+# commands behind it. Each keeps a database connection too.
+TABLE_SIDE_THREADS = env_int("TABLE_SIDE_THREADS", 4)
+if TABLE_SIDE_THREADS < 1:
+    raise ImproperlyConfigured("TABLE_SIDE_THREADS must be at least 1.")
 
 # Every Celery worker process polls the tables' phase deadlines (games.timers) at most this
 # many milliseconds apart, and sleeps until a deadline it saw coming: a timeout is acted on

@@ -9,6 +9,7 @@ shuffle is seeded.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import random
@@ -16,6 +17,7 @@ import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +31,7 @@ from django.test import Client, override_settings
 from accounts.models import User
 from accounts.selectors import wallet_balance
 from accounts.services import user_signup
-from games import table_services
+from games import consumers, table_services
 from games.consumers import MAX_MESSAGE_BYTES
 from games.models import RoundPlayer, RuleConfiguration, Table, TableEvent
 from games.rules.arrange import best_arrangement
@@ -359,6 +361,48 @@ async def test_6_the_dealers_own_deal_does_not_wait_for_the_suggestions(
     for socket in (a, b):
         follow = await socket.next("hand_suggestions")
         assert follow["suggestions"]
+
+
+async def test_the_tables_commands_never_queue_behind_a_sockets_other_work(
+    clock: Clock, sockets: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A socket's seat, welcome, reconnect and suggestions run on the side threads, the
+    table's commands on the service threads: with every side thread busy (a storm of
+    connections), a seated player's Ready is still applied and answered at once."""
+    threads: dict[str, set[str]] = {}
+
+    def recorded(name: str) -> None:
+        real = getattr(table_services, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            threads.setdefault(name, set()).add(threading.current_thread().name.split("_")[0])
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(table_services, name, wrapper)
+
+    for name in ("table_seat_for", "table_reconnect", "table_resync", "table_ready"):
+        recorded(name)
+    room, (alice, bob) = await make_room(["alice", "bob"])
+    a, b = await sockets(alice, room), await sockets(bob, room)
+    assert threads == {
+        "table_seat_for": {"table-side"},
+        "table_reconnect": {"table-side"},
+        "table_resync": {"table-side"},
+    }
+
+    busy = ThreadPoolExecutor(max_workers=1, thread_name_prefix="table-side")
+    monkeypatch.setattr(consumers, "SIDE_THREADS", busy)
+    gate = threading.Event()
+    busy.submit(gate.wait, TIMEOUT * 2)  # the only side thread, taken
+    try:
+        hello = asyncio.ensure_future(a.request({"type": "hello", "id": "h", "since": None}))
+        assert (await b.request({"type": "ready", "id": "r"}))["type"] == "ok"
+        assert not hello.done()  # the welcome still waits for a side thread
+        assert threads["table_ready"] == {"table"}
+    finally:
+        gate.set()
+    assert (await hello)["type"] == "welcome"
+    busy.shutdown()
 
 
 # Reconnecting, leaving.
