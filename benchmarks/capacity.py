@@ -30,6 +30,10 @@ against it:
   every round settled once, coins conserved, no negative balance, every client's view equal
   to the stored result, the protocol kept, ``ledger_audit`` clean. Exits 1 if one fails.
 
+After bursts and ramps too, ``manage.py ledger_audit`` runs on the platform's database and its
+verdict is printed (``ledger_audit: … The ledger reconciles.``); the script exits 1 if it does
+not.
+
 The load script plays faster than any person, so its per-user frame budget is raised for these
 runs (``RATE_LIMITS``: ``table.message`` 1000/second;60000/minute, the same number of rates as
 in production, so the cost of counting them is the same). Everything talks to 127.0.0.1 only,
@@ -253,6 +257,21 @@ def soak(platform: Any, rounds: int, tables: int, seed: int) -> int:
     return done.returncode
 
 
+def ledger_reconciles(url: str) -> bool:
+    """``manage.py ledger_audit`` on the platform's database after its runs: every coin
+    accounted for (the balances sum to zero, every transaction balanced, no cached balance off,
+    no negative wallet). Prints its verdict."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "ledger_audit"],
+        cwd=ROOT,
+        env=platform_env(url),
+        capture_output=True,
+        text=True,
+    )
+    print(f"ledger_audit: {(done.stdout + done.stderr).strip()}", flush=True)
+    return done.returncode == 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.capacity", description=__doc__)
     parser.add_argument("what", choices=["bursts", "ramp", "all", "soak", "sockets"])
@@ -300,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
             bursts(platform.url, args.runs, args.rounds or 52)
         if args.what in ("ramp", "all"):
             ramp(platform.url, args.max_tables, args.think, args.stagger)
+        if not ledger_reconciles(url):
+            return 1
     finally:
         platform.stop()
     return 0

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from benchmarks.capacity import tail_summary
+import pytest
+from django.db import connection
+from django.db.models import F
+
+from accounts.models import Account
+from benchmarks.capacity import ledger_reconciles, tail_summary
+from tests.games.table_helpers import make_player
+from tests.live_server import database_url_of
 
 
 def test_a_ramp_step_says_its_p99_by_action_and_where_its_tail_was_sent() -> None:
@@ -25,3 +32,25 @@ def test_a_ramp_step_says_its_p99_by_action_and_where_its_tail_was_sent() -> Non
         "worst half-seconds (19 s, 13.5 s, 0 s; they sent 260/231/120 samples, a mean "
         "half-second 197)"
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_capacity_runs_end_with_the_ledger_audit(capsys: pytest.CaptureFixture[str]) -> None:
+    """After its bursts and ramps the capacity script reconciles the platform's ledger
+    (``manage.py ledger_audit`` on its database) and says so; a coin out of place fails it."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the capacity figures run on PostgreSQL")
+    url = database_url_of(connection.settings_dict)
+    player = make_player("counted")
+    assert ledger_reconciles(url)
+    assert "The ledger reconciles." in capsys.readouterr().out
+
+    # A coin from nowhere, past the database's own guard (its triggers off for this session).
+    with connection.cursor() as cursor:
+        cursor.execute("SET session_replication_role = replica")
+        try:
+            Account.objects.filter(user=player).update(balance=F("balance") + 1)
+        finally:
+            cursor.execute("SET session_replication_role = DEFAULT")
+    assert not ledger_reconciles(url)
+    assert "does not reconcile" in capsys.readouterr().out
