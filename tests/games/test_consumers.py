@@ -355,7 +355,8 @@ async def test_6_the_dealers_own_deal_does_not_wait_for_the_suggestions(
         for socket in (b, a):
             await socket.event("deal")
             assert (await socket.event("hand"))["payload"]["suggestions"] is None
-        assert working.is_set() and not [f for f in b.frames if f["type"] == "hand_suggestions"]
+        assert await asyncio.to_thread(working.wait, TIMEOUT)  # the engine is at work meanwhile
+        assert not [f for f in b.frames if f["type"] == "hand_suggestions"]
     finally:
         gate.set()
     for socket in (a, b):
@@ -395,13 +396,14 @@ async def test_the_tables_commands_never_queue_behind_a_sockets_other_work(
     gate = threading.Event()
     busy.submit(gate.wait, TIMEOUT * 2)  # the only side thread, taken
     try:
-        hello = asyncio.ensure_future(a.request({"type": "hello", "id": "h", "since": None}))
+        await a.send({"type": "hello", "id": "h", "since": None})
         assert (await b.request({"type": "ready", "id": "r"}))["type"] == "ok"
-        assert not hello.done()  # the welcome still waits for a side thread
         assert threads["table_ready"] == {"table"}
+        # … while the welcome still waits for a side thread
+        assert await a.communicator.receive_nothing(timeout=0.1)
     finally:
         gate.set()
-    assert (await hello)["type"] == "welcome"
+    assert (await a.next("welcome"))["id"] == "h"
     busy.shutdown()
 
 
