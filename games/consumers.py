@@ -364,7 +364,10 @@ class TableConsumer(Consumer):
                     if limited is not None:
                         raise TableError(**_rate_limited(limited))
                 await self.dispatch_message(
-                    message, request_id, stored=None if stored is None else fastjson.loads(stored)
+                    message,
+                    request_id,
+                    kept=kept,
+                    stored=None if stored is None else fastjson.loads(stored),
                 )
             except LobbyError as error:
                 await self.send_error(request_id, {"code": error.code, "message": error.message})
@@ -390,8 +393,11 @@ class TableConsumer(Consumer):
         message: dict[str, Any],
         request_id: str | int | None,
         *,
+        kept: str | None = None,
         stored: dict[str, Any] | None = None,
     ) -> None:
+        """Answer a parsed frame. ``kept``: where an action's reply is kept (``_action_key``);
+        ``stored``: the reply found there, for an action applied already under its id."""
         kind = message["type"]
         seat = self.seat
         if self.watch is not None:
@@ -417,7 +423,7 @@ class TableConsumer(Consumer):
                 {"type": "suggestions", "id": request_id, "cards": cards, "suggestions": found}
             )
         elif kind in ACTIONS:
-            await self.act(kind, message, request_id, stored=stored)
+            await self.act(kind, message, request_id, kept=kept, stored=stored)
         else:
             raise UnknownMessageType(type=json.dumps(kind[:40], ensure_ascii=False))
 
@@ -492,9 +498,11 @@ class TableConsumer(Consumer):
         message: dict[str, Any],
         request_id: str | int | None,
         *,
+        kept: str | None = None,
         stored: dict[str, Any] | None = None,
     ) -> None:
-        """Apply an action once per client id; a retry gets the ``stored`` reply again."""
+        """Apply an action once per client id (its reply kept under ``kept``); a retry gets the
+        ``stored`` reply again."""
         assert self.seat is not None
         if request_id is None:
             raise BadField("id", f"a string of 1 to {MAX_ID_CHARS} characters or an integer")
@@ -504,12 +512,9 @@ class TableConsumer(Consumer):
             return
         reply = {"type": "ok", "id": request_id, "action": kind}
         box = await _act(service, user=self.user, room=self.seat.room, **fields)
-        key = self._action_key(message)
-        assert key is not None
         # The action's messages go out and its reply is kept side by side (two connections).
-        await asyncio.gather(
-            publish.apublish(box), akeep(key, fastjson.dumps(reply), ACTION_REPLY_SECONDS)
-        )
+        keeping = [] if kept is None else [akeep(kept, fastjson.dumps(reply), ACTION_REPLY_SECONDS)]
+        await asyncio.gather(publish.apublish(box), *keeping)
         await self.send_json(reply)
         # Then what waited for them: the suggestions of the hands this action dealt, in a task
         # of their own — this socket goes on passing its events (its player's own deal among

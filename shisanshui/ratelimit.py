@@ -152,7 +152,7 @@ def _storage_failed(name: str) -> None:
 # KEYS: one list per rate; ARGV: the timestamp, the cost, then each rate's limit and expiry.
 # Returns 0 when every rate allows the cost (spent in all of them), else the 1-based index of
 # the first rate that refuses (nothing spent anywhere).
-_ACQUIRE_BODY = """
+_ACQUIRE_ALL = """
 local timestamp = tonumber(ARGV[1])
 local amount = tonumber(ARGV[2])
 for i, key in ipairs(KEYS) do
@@ -180,37 +180,28 @@ for i, key in ipairs(KEYS) do
 end
 return 0
 """
-_ACQUIRE_ALL = _ACQUIRE_BODY
 # The same, and in the same trip the value of one more key (the last of KEYS, not a rate's):
 # returns {the refusal as above, the value or nil}.
 _ACQUIRE_AND_READ = f"""
 local kept = redis.call('get', KEYS[#KEYS])
 KEYS[#KEYS] = nil
 local function acquire()
-{_ACQUIRE_BODY}
+{_ACQUIRE_ALL}
 end
 return {{acquire(), kept}}
 """
 
-# The script registered on each storage's client (a weak key: a storage lives as long as its
-# limiter, one per Redis URL and key prefix, and per event loop for the asynchronous ones).
-_scripts: weakref.WeakKeyDictionary[object, Any] = weakref.WeakKeyDictionary()
+# The scripts registered on each storage's client, by source (a weak key: a storage lives as
+# long as its limiter, one per Redis URL and key prefix, and per event loop for the
+# asynchronous ones).
+_scripts: weakref.WeakKeyDictionary[object, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
-_read_scripts: weakref.WeakKeyDictionary[object, Any] = weakref.WeakKeyDictionary()
-
-
-def _acquire_all_script(storage: Any, client: Any) -> Any:
-    script = _scripts.get(storage)
+def _script(storage: Any, client: Any, source: str = _ACQUIRE_ALL) -> Any:
+    registered = _scripts.setdefault(storage, {})
+    script = registered.get(source)
     if script is None:
-        script = _scripts[storage] = client.register_script(_ACQUIRE_ALL)
-    return script
-
-
-def _acquire_and_read_script(storage: Any, client: Any) -> Any:
-    script = _read_scripts.get(storage)
-    if script is None:
-        script = _read_scripts[storage] = client.register_script(_ACQUIRE_AND_READ)
+        script = registered[source] = client.register_script(source)
     return script
 
 
@@ -237,7 +228,7 @@ def rate_limit_hit(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
         try:
             client = storage.get_connection()
             keys, args = _acquire_args(items, ids, cost, storage.prefixed_key)
-            refused = int(_acquire_all_script(storage, client)(keys, args))
+            refused = int(_script(storage, client)(keys, args))
             if refused:
                 item = items[refused - 1]
                 return _refusal(name, item, limiter.get_window_stats(item, *ids).reset_time)
@@ -301,24 +292,39 @@ def rate_limit_reset() -> None:
 
 async def arate_limit_hit(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
     """``rate_limit_hit`` for coroutines."""
+    refused, _text = await _ahit(name, key, cost=cost, kept=None)
+    return refused
+
+
+async def _ahit(
+    name: str, key: Key, *, cost: int, kept: str | None
+) -> tuple[RateLimited | None, str | None]:
+    """Spend ``cost`` of the budget and, with ``kept``, read the text kept under it (None if
+    none), in one Redis round trip; without Redis, from this process's memory."""
     limiter = _async_limiter()
     if limiter is None:
-        return rate_limit_hit(name, key, cost=cost)
+        return rate_limit_hit(name, key, cost=cost), None if kept is None else _kept_text(kept)
     ids = (name, str(key))
     items = rate_limit_items(name)
     try:
         bridge = limiter.storage.bridge  # type: ignore[attr-defined]
         keys, args = _acquire_args(items, ids, cost, bridge.prefixed_key)
-        refused = int(
-            await _acquire_all_script(limiter.storage, bridge.get_connection())(keys, args)
-        )
+        client = bridge.get_connection()
+        text = None
+        if kept is None:
+            refused = int(await _script(limiter.storage, client)(keys, args))
+        else:
+            keys.append(bridge.prefixed_key(_kept_key(kept)))
+            spent, found = await _script(limiter.storage, client, _ACQUIRE_AND_READ)(keys, args)
+            refused, text = int(spent), found.decode() if isinstance(found, bytes) else found
         if refused:
             item = items[refused - 1]
             stats = await limiter.get_window_stats(item, *ids)
-            return _refusal(name, item, stats.reset_time)
+            return _refusal(name, item, stats.reset_time), text
+        return None, text
     except (StorageError, redis.RedisError):
         _storage_failed(name)
-    return None
+    return None, None
 
 
 async def arate_limit_check(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
@@ -363,8 +369,13 @@ _kept: dict[str, tuple[float, str]] = {}
 KEPT_IN_MEMORY = 10_000
 
 
-def _kept_in_memory(name: str) -> str | None:
-    found = _kept.get(f"{settings.RATE_LIMIT_KEY_PREFIX}:kept:{name}")
+def _kept_key(name: str) -> str:
+    return f"kept:{name}"
+
+
+def _kept_text(name: str) -> str | None:
+    """The text kept in memory under ``name`` (no Redis), while its time lasts."""
+    found = _kept.get(f"{settings.RATE_LIMIT_KEY_PREFIX}:{_kept_key(name)}")
     if found is None or found[0] <= time.monotonic():
         return None
     return found[1]
@@ -376,26 +387,7 @@ async def arate_limit_hit_and_read(
     """``arate_limit_hit(name, key)``, and the text kept under ``kept`` (:func:`akeep`) or
     None, in one Redis round trip. The limit fails open as ever when Redis fails, and then
     nothing is found kept."""
-    limiter = _async_limiter()
-    if limiter is None:
-        return rate_limit_hit(name, key), _kept_in_memory(kept)
-    ids = (name, str(key))
-    items = rate_limit_items(name)
-    try:
-        bridge = limiter.storage.bridge  # type: ignore[attr-defined]
-        keys, args = _acquire_args(items, ids, 1, bridge.prefixed_key)
-        keys.append(bridge.prefixed_key(f"kept:{kept}"))
-        script = _acquire_and_read_script(limiter.storage, bridge.get_connection())
-        refused, found = await script(keys, args)
-        text = found.decode() if isinstance(found, bytes) else found
-        if int(refused):
-            item = items[int(refused) - 1]
-            stats = await limiter.get_window_stats(item, *ids)
-            return _refusal(name, item, stats.reset_time), text
-        return None, text
-    except (StorageError, redis.RedisError):
-        _storage_failed(name)
-    return None, None
+    return await _ahit(name, key, cost=1, kept=kept)
 
 
 async def akeep(kept: str, text: str, seconds: int) -> None:
@@ -409,10 +401,13 @@ async def akeep(kept: str, text: str, seconds: int) -> None:
                 del _kept[stale]
             if len(_kept) >= KEPT_IN_MEMORY:
                 _kept.pop(next(iter(_kept)))
-        _kept[f"{settings.RATE_LIMIT_KEY_PREFIX}:kept:{kept}"] = (time.monotonic() + seconds, text)
+        _kept[f"{settings.RATE_LIMIT_KEY_PREFIX}:{_kept_key(kept)}"] = (
+            time.monotonic() + seconds,
+            text,
+        )
         return
     try:
         bridge = limiter.storage.bridge  # type: ignore[attr-defined]
-        await bridge.get_connection().set(bridge.prefixed_key(f"kept:{kept}"), text, ex=seconds)
+        await bridge.get_connection().set(bridge.prefixed_key(_kept_key(kept)), text, ex=seconds)
     except (StorageError, redis.RedisError):
         _storage_failed("kept")

@@ -567,6 +567,25 @@ async def test_a_flood_of_messages_closes_the_socket(
     assert output["code"] == 4429
 
 
+async def test_a_flood_of_unreadable_frames_and_retried_actions_closes_the_socket_too(
+    clock: Clock, sockets: Callable[..., Any]
+) -> None:
+    """Every frame counts against the budget, whether it reads or not, and a retried action
+    (answered from its kept reply, nothing applied) counts like any other."""
+    room, (alice, _bob) = await make_room(["alice", "bob"])
+    a = await sockets(alice, room)
+    assert (await a.request({"type": "ready", "id": "r"}))["type"] == "ok"
+    for n in range(25):
+        await a.send("not json" if n % 2 else {"type": "ready", "id": "r"})
+    while True:
+        output = await a.communicator.receive_output(timeout=TIMEOUT)
+        if output["type"] == "websocket.close":
+            break
+    assert output["code"] == 4429
+    seat = (await state_of(room)).seat_of(str(alice.pk))
+    assert seat is not None and seat.ready
+
+
 async def test_a_lost_broadcast_is_read_from_the_log_and_a_repeated_one_is_dropped(
     clock: Clock, sockets: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
