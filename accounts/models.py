@@ -27,9 +27,9 @@ class User(AbstractUser):
     """A player or an operator.
 
     A custom user model from the first migration, so that fields can be added later without
-    rewriting every foreign key to the user table. ``is_bot``: a bot player (games.bots),
+    rewriting every foreign key to the user table. ``is_bot``: a bot player (games.live.bots),
     seated and played by the platform; it has an unusable password and never logs in. A bot's
-    nickname is a pair: ``first_name`` in Chinese, ``last_name`` in English (games.bots).
+    nickname is a pair: ``first_name`` in Chinese, ``last_name`` in English (games.live.bots).
     """
 
     is_bot = models.BooleanField(

@@ -19,7 +19,8 @@ and the statements per round (BEGIN and COMMIT not counted); with ``--leaves N``
 times the four players leaving the table one by one (``table_leave``, which frees their
 lobby seats and tells the lobby) and sitting down again (not measured), the same figures per
 leave. With ``--standings N``, the settled rounds are copied until N exist, and the standings
-job (``games.standings.compute_standings``, on the beat every STANDINGS_SECONDS) runs on them
+job (``games.history.standings.compute_standings``, on the beat every STANDINGS_SECONDS) runs on
+them
 both ways: in one statement (PostgreSQL's way) and in Python (the other databases'), each
 with this process's and the backend's CPU — a full recount of the N rounds, then a run that
 counts the newest N/16 (as if settled since the last run), then a run with nothing new. The
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()
     from accounts.selectors import ledger_audit
     from accounts.services import user_signup
-    from games import table_services
+    from games.live import services as table_services
     from games.models import RuleConfiguration
     from games.rules.arrange import best_arrangement
     from games.table.state import Phase, TableState, arranged_json
@@ -240,7 +241,7 @@ def standings_figures(rounds: int, backend: int) -> None:
     nothing new."""
     from django.db import connection, transaction
 
-    from games import standings
+    from games.history import standings
     from games.models import Round, RoundPlayer
 
     settled = list(Round.objects.filter(settled_at__isnull=False).order_by("pk"))

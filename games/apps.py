@@ -7,9 +7,9 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        # The table's timers and the bots' tasks are scheduled by games.tasks, which listens
+        # The table's timers and the bots' tasks are scheduled by games.live.tasks, which listens
         # to the table services' signals.
-        from games import duplicate, tasks
+        from games.live import duplicate, tasks
 
         tasks.connect()
         duplicate.connect()  # a duplicate match's tables move together

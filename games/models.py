@@ -17,6 +17,7 @@ from simple_history.models import HistoricalRecords
 
 from games.labels import special_name
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_INFO, RuleConfig
+from games.table.events import ALL, NOBODY, Event
 
 SPECIAL_CHOICES = [(s.id, f"{s.zh} {s.en}") for s in SPECIAL_INFO]
 
@@ -355,7 +356,7 @@ class SpecialHandSetting(models.Model):
 
 class Table(models.Model):
     """The live table of a room: the pure machine's state (``TableState.to_dict``), saved under
-    the row lock by :mod:`games.table_services` only.
+    the row lock by :mod:`games.live.services` only.
 
     ``version``, ``phase`` and ``deadline`` repeat what the state holds, so the sweeper can find
     overdue deadlines with an index and a timeout can be checked without parsing the state.
@@ -412,6 +413,12 @@ class TableEvent(models.Model):
     def __str__(self) -> str:
         return f"{self.table_id} v{self.version} {self.type}"
 
+    def as_event(self) -> Event:
+        """The event as the machine made it (a private one addressed to its player)."""
+        if self.recipient is None and self.audience is None:
+            return Event(self.version, self.type, self.payload, ALL)
+        return Event(self.version, self.type, self.payload, self.recipient or NOBODY)
+
 
 class Round(models.Model):
     """One round played at a table, kept for audit.
@@ -420,7 +427,8 @@ class Round(models.Model):
     (SHA-256 of deck text and salt) is stored at the deal; ``deck`` and ``salt`` only at
     settlement, when they are revealed. ``result`` is ``api.result_json`` (with positions): the
     per-pair breakdown, transfers, cuts and penalties. ``balances`` are the wallets' balances it
-    was settled with (they decide the cannot-cover cuts; :mod:`games.audit` recomputes with them).
+    was settled with (they decide the cannot-cover cuts; :mod:`games.history.audit` recomputes with
+    them).
     ``transaction`` is the settlement posting (None when nobody won or lost a coin).
     """
 
@@ -447,7 +455,8 @@ class Round(models.Model):
         blank=True,
         related_name="+",
     )
-    # Whether the standings job (games.standings) has added the settled round to the players'
+    # Whether the standings job (games.history.standings) has added the settled round to the
+    # players'
     # standings: each round is counted once, so the job reads only the rounds settled since.
     standings_counted = models.BooleanField(
         _("counted in the standings"), default=False, db_default=False, editable=False
@@ -529,7 +538,7 @@ class MatchStatus(models.TextChoices):
 class DuplicateMatch(models.Model):
     """A duplicate match (复式赛, issue 17): ``tables`` rooms (``Room.match``) with the same rules,
     base score and seats play the same ``deals`` deals in lockstep, so players who held the
-    same cards can be compared (:mod:`games.duplicate`).
+    same cards can be compared (:mod:`games.live.duplicate`).
 
     Every deal is derived from ``seed`` (secret until the match ends: never shown, nor in the
     admin, before ``finished_at``); ``seed_commitment`` (SHA-256 of the seed) is public from
@@ -597,7 +606,8 @@ class StandingPeriod(models.TextChoices):
 
 class Standing(models.Model):
     """A player's statistics over a period (issue 18), counted by the beat job
-    ``games.tasks.compute_standings`` (``games.standings``), never on request: the rounds
+    ``games.live.tasks.compute_standings`` (``games.history.standings``), never on request: the
+    rounds
     settled this week (since Monday 00:00 UTC) or ever, their water and coins, the guns fired
     and suffered, the home runs, the specials declared, the hands played automatically (a
     timeout or a disconnection) and the escapes. Bots have none."""

@@ -7,7 +7,7 @@ class LobbyConfig(AppConfig):
     verbose_name = _("Lobby")
 
     def ready(self) -> None:
-        from games.table_services import players_left, transition_committed
+        from games.live.services import players_left, transition_committed
         from lobby.signals import free_seats_of_players_left, tell_lobby_of_rounds
 
         players_left.connect(free_seats_of_players_left, dispatch_uid="lobby.free_seats")

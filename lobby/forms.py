@@ -181,7 +181,7 @@ DEFAULT_MATCH_DEALS = 6
 
 
 class MatchCreateForm(_TableTermsForm):
-    """A duplicate match (games.duplicate): several tables play the same deals."""
+    """A duplicate match (games.live.duplicate): several tables play the same deals."""
 
     seats = forms.TypedChoiceField(
         label=_("Seats per table"), choices=MATCH_SEAT_CHOICES, coerce=int, initial=4

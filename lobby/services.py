@@ -37,7 +37,7 @@ Rules that the text of the issue left open, decided here:
 - a room created without a name gets `default_room_name`.
 
 The room and its table move together: every seat taken here also sits at the room's table
-(`games.table_services.table_sit`, same transaction), and leaving goes through the table first.
+(`games.live.services.table_sit`, same transaction), and leaving goes through the table first.
 Between rounds the player leaves both at once; during a round the table marks the player
 escaped and the room seat stays taken until the round settles (nobody can take it mid-round).
 Whenever the table lets a player go (its `left` events: after leaving, at settlement after an
@@ -72,8 +72,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import wallet_balance
-from games import bots as games_bots
-from games import table_services
+from games.live import bots as games_bots
+from games.live import services as table_services
 from games.models import (
     MATCH_MAX_DEALS,
     MATCH_TABLES,
@@ -551,7 +551,7 @@ def match_create(
     bots: bool = False,
     bot_level: str = BotLevel.STRONG,
 ) -> DuplicateMatch:
-    """Open a duplicate match (games.duplicate): ``tables`` public rooms "<name> · 1", "· 2", …
+    """Open a duplicate match (games.live.duplicate): ``tables`` public rooms "<name> · 1", "· 2", …
     with the same rules, base score and seats, whose tables play the same ``deals`` deals in
     lockstep; the creator sits at table 1, position 0. With ``bots``, every other seat of every
     table takes a bot at ``bot_level`` (a table of bots is "the field" a person's play is

@@ -2,10 +2,10 @@
 
 Connected in :meth:`lobby.apps.LobbyConfig.ready`:
 
-- ``games.table_services.players_left`` is sent inside the table command's transaction: the
+- ``games.live.services.players_left`` is sent inside the table command's transaction: the
   players the table let go leave their lobby seats in the same transaction, and a room their
   bots have just left empty closes (``lobby.services.seats_release``);
-- ``games.table_services.transition_committed`` is sent on commit of every transition: a
+- ``games.live.services.transition_committed`` is sent on commit of every transition: a
   person whose round has just started or ended is told on their own lobby group
   (``seat.round``), so an open lobby page keeps its "you are in a round" banner right. Pure
   work on the two states, no query; a message only when a round starts or settles.

@@ -292,7 +292,7 @@ def create(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def create_match(request: HttpRequest) -> HttpResponse:
-    """The duplicate match form (GET), and opening one (POST, games.duplicate): the player goes
+    """The duplicate match form (GET), and opening one (POST, games.live.duplicate): the player goes
     to its first table; a refusal comes back to the form with the reason."""
     form = MatchCreateForm(request.POST or None)
     if request.method == "POST":

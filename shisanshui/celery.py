@@ -1,6 +1,6 @@
 """The Celery application, configured from the Django settings named CELERY_*.
 
-Every worker process also runs the tables' deadline poller (``games.timers``) on a thread of
+Every worker process also runs the tables' deadline poller (``games.live.timers``) on a thread of
 its own, started and stopped with the worker (:class:`TableDeadlines`, a worker bootstep).
 """
 
@@ -35,7 +35,7 @@ class TableDeadlines(bootsteps.StartStopStep):
     def start(self, parent: Any) -> None:
         from django.conf import settings
 
-        from games import timers
+        from games.live import timers
 
         interval_ms = int(getattr(settings, "TABLE_DEADLINE_POLL_MS", 200))
         if interval_ms > 0:

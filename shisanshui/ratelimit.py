@@ -362,7 +362,7 @@ async def arate_limit_block(name: str, key: Key) -> None:
 
 # A short text kept beside the counters, read in the same round trip as a hit: the table's
 # socket spends a frame of the user's budget and looks up the reply of an action already
-# applied under the frame's id at once (games.consumers), instead of two more Redis trips on
+# applied under the frame's id at once (games.live.consumers), instead of two more Redis trips on
 # the service thread around every action. In Redis under the limits' key prefix; without
 # Redis in this process's memory, as the counters are.
 _kept: dict[str, tuple[float, str]] = {}

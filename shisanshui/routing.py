@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver
 
-from games.routing import websocket_urlpatterns as table_websocket_urlpatterns
+from games.live.routing import websocket_urlpatterns as table_websocket_urlpatterns
 from lobby.routing import websocket_urlpatterns as lobby_websocket_urlpatterns
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [

@@ -7,7 +7,7 @@ same cards are worth the best arrangement's expected water against the same oppo
 guns and home runs included. The advice compares the two for this configuration and this
 round's number of opponents, and recommends the larger (the special on a tie: it is certain).
 
-The bots follow the advice (``games.bots``); the table shows it in the special hand's dialog.
+The bots follow the advice (``games.live.bots``); the table shows it in the special hand's dialog.
 Deterministic for the same cards, configuration, special and opponents.
 """
 

@@ -8,7 +8,7 @@ a state without at least one event, so a version names a state.
 ``audience`` is ``"all"`` (every seat and spectator may see it) or a **player id** (only that
 player). Secrets (a seat's cards, its special, its suggestions, its draft) only ever appear in
 events addressed to the player who holds them, until the comparison makes the hands public; so
-filtering by audience (:func:`games.table.views.events_for`) is all a view needs. A private
+filtering by audience (:func:`games.table.perspective.events_for`) is all a view needs. A private
 event belongs to the player, never to the position: whoever sits at that position later sees
 none of it (and a connection is never given events from before its player sat down:
 ``SeatState.since``).
@@ -49,7 +49,7 @@ Public (``"all"``):
 ``settled``     ``round_no, result`` (``api.result_json`` + each player's ``position``),
                 ``deck, salt, commitment``
 ``held``        ``round_no``: a duplicate match's table has every hand in and waits for the
-                match's other tables before comparing (``games.duplicate``)
+                match's other tables before comparing (``games.live.duplicate``)
 ``match_over``  ``round_no``: a duplicate match's table settled its last deal (its bots go)
 =============== ==============================================================================
 
@@ -136,7 +136,7 @@ class Transition:
     @property
     def timer(self) -> Timer | None:
         """The timeout the new state needs, if any: what the workers' poller asks for once
-        the saved state's deadline has passed (``games.timers``). A timer holds only in its
+        the saved state's deadline has passed (``games.live.timers``). A timer holds only in its
         phase, with its deadline or at its version: a command that moves the table on makes
         it stale."""
         state = self.state

@@ -330,7 +330,7 @@ def deal(
     spare cards, also the 3 it sets aside) with the advice on it (``advice``: play it or
     arrange, RULES.md §5.1). The ``hand`` event is logged without the engine's suggestions:
     they follow it once the deal is out, outside the table's lock
-    (:func:`games.table.views.delivered`, :func:`games.table.views.hand_suggestions`).
+    (:func:`games.table.perspective.delivered`, :func:`games.table.perspective.hand_suggestions`).
     """
     verify_deal(state, deck=deck, salt=salt, start_seat=start_seat)
     config = state.config

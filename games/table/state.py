@@ -4,7 +4,7 @@ A :class:`TableState` is everything the machine needs and nothing else; the serv
 :meth:`TableState.to_dict` (JSON) in the table's row and rebuilds it with
 :meth:`TableState.from_dict`, which round-trips exactly. Secrets live here too — every seat's
 cards, the deck and its salt — so a state is never sent to a client as is: clients get
-:func:`games.table.views.snapshot_for`.
+:func:`games.table.perspective.snapshot_for`.
 
 Times are epoch seconds (floats) supplied by the caller; positions are 0 .. capacity − 1, and
 going round the table in increasing position is counter-clockwise (RULES.md §8).

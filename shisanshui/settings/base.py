@@ -173,7 +173,7 @@ if SIGNUP_GRANT < 0:
     raise ImproperlyConfigured("SIGNUP_GRANT cannot be negative.")
 
 # Threads per web process that run the table's services for its WebSockets (each keeps a
-# database connection): an action mostly waits for PostgreSQL (games.consumers).
+# database connection): an action mostly waits for PostgreSQL (games.live.consumers).
 TABLE_SERVICE_THREADS = env_int("TABLE_SERVICE_THREADS", 8)
 if TABLE_SERVICE_THREADS < 1:
     raise ImproperlyConfigured("TABLE_SERVICE_THREADS must be at least 1.")
@@ -185,7 +185,7 @@ TABLE_SIDE_THREADS = env_int("TABLE_SIDE_THREADS", 4)
 if TABLE_SIDE_THREADS < 1:
     raise ImproperlyConfigured("TABLE_SIDE_THREADS must be at least 1.")
 
-# Every Celery worker process polls the tables' phase deadlines (games.timers) at most this
+# Every Celery worker process polls the tables' phase deadlines (games.live.timers) at most this
 # many milliseconds apart, and sleeps until a deadline it saw coming: a timeout is acted on
 # within milliseconds of its deadline, or within one interval when the phase began during the
 # sleep. 0 turns the poller off (the beat's sweeper alone then, seconds late).
@@ -193,7 +193,7 @@ TABLE_DEADLINE_POLL_MS = env_int("TABLE_DEADLINE_POLL_MS", 200)
 if not (TABLE_DEADLINE_POLL_MS == 0 or 10 <= TABLE_DEADLINE_POLL_MS <= 10_000):
     raise ImproperlyConfigured("TABLE_DEADLINE_POLL_MS must be 0 or 10 to 10000.")
 
-# Bot players (games.bots) wait a human-like random delay before each action, multiplied by
+# Bot players (games.live.bots) wait a human-like random delay before each action, multiplied by
 # this scale: 0 makes them act at once (tests), 1 is the normal pace.
 BOT_DELAY_SCALE = float(env_str("BOT_DELAY_SCALE", "1.0"))
 if BOT_DELAY_SCALE < 0:
@@ -248,7 +248,7 @@ if CHANNEL_LAYER not in CHANNEL_LAYER_BACKENDS:
     raise ImproperlyConfigured(f"CHANNEL_LAYER must be one of {sorted(CHANNEL_LAYER_BACKENDS)}.")
 
 if REDIS_URL:
-    # Shared by every web process: an action id's stored reply (games.consumers) must be
+    # Shared by every web process: an action id's stored reply (games.live.consumers) must be
     # found whichever process the retry reaches, and survive a web process restart.
     CACHES = {
         "default": {
@@ -303,7 +303,7 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-table-deadlines": {"task": "games.tasks.sweep_deadlines", "schedule": 5.0},
     # Closes rooms nobody has sat in for LOBBY_IDLE_ROOM_SECONDS.
     "close-idle-rooms": {"task": "lobby.tasks.close_idle_rooms", "schedule": 30.0},
-    # Standings and statistics (games.standings), computed here, never on request.
+    # Standings and statistics (games.history.standings), computed here, never on request.
     "compute-standings": {
         "task": "games.tasks.compute_standings",
         "schedule": float(env_int("STANDINGS_SECONDS", 300)),
@@ -363,7 +363,7 @@ RATE_LIMIT_KEY_PREFIX = env_str("RATE_LIMIT_KEY_PREFIX", "ratelimit")
 # `too_many_rooms`), seconds a room may stay empty before the beat task above closes it, and
 # rooms per page of the lobby's list (page and socket snapshot).
 LOBBY_MAX_OPEN_ROOMS = env_int("LOBBY_MAX_OPEN_ROOMS", 3)
-# The standings list players with at least this many rounds in the period (games.standings).
+# The standings list players with at least this many rounds in the period (games.history.standings).
 STANDINGS_MIN_ROUNDS = {
     "week": env_int("STANDINGS_MIN_ROUNDS_WEEK", 5),
     "all": env_int("STANDINGS_MIN_ROUNDS_ALL", 20),

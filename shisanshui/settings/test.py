@@ -33,7 +33,8 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 
 # Each pytest-xdist worker is a test run of its own (pytest-django gives it its own database):
 # its own namespace on the shared Redis server's pub/sub, and its own stats cache.
-XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+# TEST_RUN_ID tells apart test runs that share the Redis server at once (two checkouts).
+XDIST_WORKER = os.environ.get("TEST_RUN_ID", "") + os.environ.get("PYTEST_XDIST_WORKER", "main")
 if "CONFIG" in CHANNEL_LAYERS["default"]:  # noqa: F405
     CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"asgi-test-{XDIST_WORKER}"  # noqa: F405
 

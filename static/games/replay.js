@@ -1,7 +1,7 @@
 // The replay page (games/templates/games/replay.html): a settled round drawn as the table
 // showed it, one step at a time — the deal, the arrangements, the comparison row by row, the
 // guns (打枪) / run-overs (辗过) / home run (全垒打), the special hands and the settlement.
-// The data is games.replay.round_replay_data (json_script "replay-data"); cards are drawn by
+// The data is games.history.replay.round_replay_data (json_script "replay-data"); cards are drawn by
 // static/games/cards.js like the table's. Previous / next, play / pause, the step track and
 // the arrow keys move through the steps; strings come from /jsi18n/ (gettext).
 (function () {

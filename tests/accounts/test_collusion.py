@@ -22,7 +22,7 @@ from accounts import collusion, tasks
 from accounts.collusion import PairFlow, collusion_scan, pair_flows, round_payments
 from accounts.models import CollusionFlag, CollusionStatus, EconomySettings, User
 from accounts.selectors import ledger_audit, wallet_balance
-from games import table_services
+from games.live import services as table_services
 from games.models import Round
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards

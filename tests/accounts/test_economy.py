@@ -349,7 +349,7 @@ def test_relief_is_for_the_broke_a_few_times_a_day(make_player: MakePlayer) -> N
 
 
 def test_relief_cannot_be_claimed_during_a_round(make_player: MakePlayer) -> None:
-    from games import table_services
+    from games.live import services as table_services
     from games.models import Round, RoundPlayer
     from lobby.services import room_create
     from tests.games.table_helpers import fast_rules

@@ -21,7 +21,7 @@ from games.rules.cards import Card
 from games.rules.config import RuleConfig
 from games.table import machine
 from games.table.events import Event, Transition
-from games.table.views import delivered, events_for, snapshot_for
+from games.table.perspective import delivered, events_for, snapshot_for
 from tests.games.table.helpers import Game
 
 SOCKET = re.compile(r".*/ws/table/\d+/$")

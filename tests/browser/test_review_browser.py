@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from games.review import round_review
+from games.history.review import round_review
 from games.rules.arrange import arrange
 from games.rules.cards import format_cards
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig

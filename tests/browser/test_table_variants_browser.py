@@ -25,8 +25,8 @@ from games.rules.cards import Card, Deck, parse_cards
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.table import machine
 from games.table.deck import deal_order
+from games.table.perspective import delivered
 from games.table.suggest import kept_suggestions
-from games.table.views import delivered
 from lobby.models import Room
 from lobby.services import room_create
 from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot, module_platform

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts.selectors import wallet_balance
-from games.audit import round_verify
+from games.history.audit import round_verify
 from games.models import Round, RuleConfiguration
 from games.rules.cards import parse_cards
 from games.rules.config import RuleConfig

@@ -5,7 +5,7 @@ recorded events and timers)."""
 from __future__ import annotations
 
 from accounts.models import User
-from games import table_services
+from games.live import services as table_services
 from games.models import Round, Table
 from lobby.models import Room
 from lobby.services import room_create, room_join

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import pytest
 
 from accounts.models import User
-from games import table_services
+from games.live import services as table_services
 from games.models import Round
 from games.rules.cards import DECK, Card, parse_cards
 from games.table.deck import deal_order

@@ -12,7 +12,7 @@ from django.test import override_settings
 
 from accounts.models import Account, AccountKind, Transaction, TransactionKind, User
 from accounts.services import user_signup
-from games import table_services
+from games.live import services as table_services
 from games.models import RuleConfiguration
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards

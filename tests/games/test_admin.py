@@ -12,7 +12,7 @@ from games.models import PLAIN_FIELDS, ROW_BONUS_FIELDS, RuleConfiguration, Spec
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_BY_ID, SPECIAL_IDS
 from games.rules.hands import Category
 from games.rules.stats import cache_filename, save_deals, special_mask, special_stats
-from games.selectors import rule_configuration_default
+from games.setup.selectors import rule_configuration_default
 from tests.games.rules.stats_helpers import TINY
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.contrib import admin
 from django.test import Client
 
 from accounts.models import User
-from games.selectors import rule_configuration_default
+from games.setup.selectors import rule_configuration_default
 
 pytestmark = pytest.mark.django_db
 

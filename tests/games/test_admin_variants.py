@@ -17,16 +17,16 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games import admin as games_admin
-from games import special_stats
-from games.admin_presets import PresetForm
 from games.models import RuleConfiguration, SpecialHandSetting
 from games.rules import stats
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.rules.errors import ConfigError
 from games.rules.presets import PRESET_IDS, PRESETS, preset_config
 from games.rules.stats import CLASSIC_SHAPE, DealShape, cache_filename, save_deals
-from games.selectors import rule_configuration_default
+from games.setup import admin as games_admin
+from games.setup import special_stats
+from games.setup.presets import PresetForm
+from games.setup.selectors import rule_configuration_default
 from lobby.models import Room, RoomStatus
 from tests.games.test_admin import change_url, errors_of, form_data, logged_in, state
 

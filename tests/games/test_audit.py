@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the fixtures imported from test_table_services are used as arguments)
-"""The settlement audit (games.audit and the round admin), the hand history and the replay.
+"""The settlement audit (games.history.audit and the round admin), the hand history and the replay.
 
 A real round is played through the table services (as in test_table_services), then verified,
 tampered with directly in SQL, looked at by `support`, `rules_admin` and the players.
@@ -20,11 +20,11 @@ from django.utils import timezone
 
 from accounts.models import Account, AccountKind, TransactionKind, User
 from accounts.services import account_system_get_or_create, ledger_post
-from games import audit
+from games.history import audit
 from games.models import Round, RoundPlayer, RuleConfiguration, TableEvent
 from games.rules.config import DEFAULT_CONFIG
 from games.table.events import ALL, Event
-from games.table.views import events_for
+from games.table.perspective import events_for
 from lobby.models import Room
 from tests.games.test_table_services import (  # noqa: F401  (fixtures)
     World,

@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the world fixture imported from test_bots is used as an argument)
-"""Bots' nicknames (games.bots.BOT_NICKNAMES): a Chinese and English pair per bot, shown in the
+"""Bots' nicknames (games.live.bots.BOT_NICKNAMES): a Chinese and English pair per bot, shown in the
 reader's language wherever players are named, never two alike at one table (name or initial,
 which the table draws as the seat's avatar), and never the ``bot-<hex>`` username."""
 
@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from accounts.models import User
-from games import bots
+from games.live import bots
 from lobby.models import Room
 from lobby.selectors import room_get, room_row
 from tests.games.table_helpers import make_player

@@ -1,8 +1,9 @@
-"""Bot players (games.bots): seated and funded through the lobby and the ledger, playing through
+"""Bot players (games.live.bots): seated and funded through the lobby and the ledger, playing
+through
 the table's own services.
 
 Transactional tests, so that ``on_commit`` fires: bot tasks are recorded, never run, and no
-deadline poller runs; the tests call :func:`games.bots.bot_act` themselves, as the task
+deadline poller runs; the tests call :func:`games.live.bots.bot_act` themselves, as the task
 would. The clock is ``table_services._now`` (an hour in the past, moved by hand) and the
 shuffle is seeded.
 ``BOT_DELAY_SCALE`` is 0 unless a test checks the delays.
@@ -25,7 +26,8 @@ from django.utils import timezone
 
 from accounts.models import Account, Transaction, TransactionKind, User
 from accounts.selectors import ledger_audit, wallet_balance
-from games import bots, table_services, tasks
+from games.live import bots, tasks
+from games.live import services as table_services
 from games.models import Round, RoundPlayer, RuleConfiguration, Table
 from games.rules.advice import special_advice
 from games.rules.cards import parse_cards

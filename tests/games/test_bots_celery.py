@@ -16,7 +16,7 @@ from django.conf import settings
 
 from accounts.models import User
 from accounts.selectors import wallet_balance
-from games import tasks
+from games.live import tasks
 from games.models import RoundPlayer
 from games.table.state import Phase
 from lobby.models import Seat
@@ -63,7 +63,7 @@ def test_a_person_and_bots_play_a_round_through_the_worker(
     before = {u.pk: wallet_balance(user=u) for u in players}
     celery.start_worker()
 
-    from games import table_services
+    from games.live import services as table_services
 
     table_services.table_ready(user=alice, room=room)
     integration.wait_until(

@@ -14,8 +14,8 @@ from django.db.models import Sum
 
 from accounts.models import Account
 from accounts.selectors import ledger_audit, wallet_balance
-from games import table_services
-from games.audit import round_verify
+from games.history.audit import round_verify
+from games.live import services as table_services
 from games.models import Round, RoundPlayer, RuleConfiguration
 from games.rules.config import RuleConfig
 from games.rules.presets import PRESETS

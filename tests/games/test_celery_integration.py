@@ -1,7 +1,7 @@
 """The table's timeouts through a real Celery worker on the real Redis broker.
 
 A timer only asks; the game decides: rounds nobody plays still end (the worker's deadline
-poller, ``games.timers``, asks for each deadline), a worker killed mid-round is replaced and
+poller, ``games.live.timers``, asks for each deadline), a worker killed mid-round is replaced and
 the round settles once, the beat's sweeper settles an overdue round without a poller, and
 duplicated timeout tasks settle once. Each test starts its own worker process (``celery worker
 --pool=solo``) on a queue private to the test, so stray workers or tasks of other runs never
@@ -33,7 +33,8 @@ from django.db import connection
 
 from accounts.models import Transaction, TransactionKind, User
 from accounts.selectors import ledger_audit, wallet_balance
-from games import table_services, tasks
+from games.live import services as table_services
+from games.live import tasks
 from games.models import Round, RoundPlayer, TableEvent
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards

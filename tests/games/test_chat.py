@@ -10,7 +10,8 @@ import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 
-from games import audit, table_services
+from games.history import audit
+from games.live import services as table_services
 from games.models import Round
 from lobby.services import room_create, room_join
 from tests.games.table_helpers import make_player

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from games import table_services
+from games.live import services as table_services
 from games.models import Table, TableEvent
 from games.rules.cards import format_cards
 from tests.games.test_consumers import (

@@ -31,8 +31,9 @@ from django.test import Client, override_settings
 from accounts.models import User
 from accounts.selectors import wallet_balance
 from accounts.services import user_signup
-from games import consumers, table_services
-from games.consumers import MAX_MESSAGE_BYTES
+from games.live import consumers
+from games.live import services as table_services
+from games.live.consumers import MAX_MESSAGE_BYTES
 from games.models import RoundPlayer, RuleConfiguration, Table, TableEvent
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards, parse_cards
@@ -645,7 +646,7 @@ async def test_a_group_messages_frame_is_encoded_once_for_the_sockets_passing_it
     """The sockets of a table share a group message's decoded events (shisanshui.channel_layer):
     one encoding serves every socket that passes all of them; a socket that had passed some
     gets a frame of the rest."""
-    from games.consumers import _events_frame
+    from games.live.consumers import _events_frame
 
     shared = [
         {"version": 5, "type": "ready", "payload": {"position": 0}},

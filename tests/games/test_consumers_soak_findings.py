@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from games import table_services
+from games.live import services as table_services
 from games.models import Table
 from tests.games.test_consumers import Clock, clock, make_room, sockets  # noqa: F401
 

@@ -14,7 +14,7 @@ import asyncio
 import pytest
 from autobahn.exception import Disconnected
 
-from games.consumers import TableConsumer
+from games.live.consumers import TableConsumer
 from lobby.consumers import LobbyConsumer
 
 

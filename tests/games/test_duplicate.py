@@ -1,4 +1,4 @@
-"""Duplicate matches (games.duplicate, issue 17): tables that deal the same seeded deals in
+"""Duplicate matches (games.live.duplicate, issue 17): tables that deal the same seeded deals in
 lockstep, reveal a deal everywhere together, and compare the players who held the same cards.
 
 Transactional tests, so that ``on_commit`` fires (the match advances on commit); bot tasks are
@@ -19,7 +19,9 @@ from django.test import Client
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.selectors import ledger_audit
-from games import bots, duplicate, table_services, tasks
+from games.history import matches
+from games.live import bots, duplicate, tasks
+from games.live import services as table_services
 from games.models import DuplicateMatch, MatchStatus, Round, RuleConfiguration, Table
 from games.rules.cards import format_cards, parse_cards
 from games.table.deck import (
@@ -236,15 +238,15 @@ def test_the_results_compare_the_players_who_held_the_same_cards(world: World) -
     drive_bots(rooms)
     table_services.table_ready(user=alice, room=rooms[0])
     drive_bots(rooms)
-    assert duplicate.match_results(match)["results"] == []  # nothing shown while in play
+    assert matches.match_results(match)["results"] == []  # nothing shown while in play
     end_the_deal(world, rooms)
     drive_bots(rooms)
-    assert duplicate.match_results(match)["results"] == []
+    assert matches.match_results(match)["results"] == []
     play(rooms[0], alice)
     finish_comparisons(world, rooms)
 
     match.refresh_from_db()
-    results = duplicate.match_results(match)
+    results = matches.match_results(match)
     assert results["status"] == "finished" and results["deals_played"] == 1
     assert results["seed"] == match.seed and results["seed_verified"] is True
     (deal,) = results["results"]
@@ -276,7 +278,7 @@ def test_the_seed_and_unfinished_deals_stay_secret_while_the_match_is_played(
 ) -> None:
     alice = make_player("alice")
     match = open_match(alice)
-    results = duplicate.match_results(match)
+    results = matches.match_results(match)
     assert results["seed"] is None and results["seed_verified"] is None
     assert results["seed_commitment"] == match.seed_commitment
     assert match.seed not in str(results)
@@ -462,7 +464,7 @@ def test_the_results_api_and_page_show_the_finished_match(world: World) -> None:
     data = response.json()
     assert data["seed"] == match.seed and data["seed_verified"] is True
     assert data["deals_played"] == 2 and len(data["results"]) == 2
-    assert data == json.loads(json.dumps(duplicate.match_results(match)))
+    assert data == json.loads(json.dumps(matches.match_results(match)))
     assert logged_in(bob).get("/api/games/matches/999999/").status_code == 404
     assert Client().get(f"/api/games/matches/{match.pk}/").status_code == 403
 
@@ -513,7 +515,7 @@ def test_the_lobby_form_opens_a_match_and_goes_to_its_first_table(world: World) 
 
 
 def test_the_table_snapshot_says_the_table_is_a_match_table(world: World) -> None:
-    from games.table.views import snapshot_for
+    from games.table.perspective import snapshot_for
 
     alice = make_player("alice")
     match = open_match(alice)

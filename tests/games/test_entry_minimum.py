@@ -12,7 +12,7 @@ import pytest
 from accounts.models import User
 from accounts.selectors import wallet_balance
 from accounts.services import wallet_admin_adjust
-from games import table_services
+from games.live import services as table_services
 from games.models import TableEvent
 from games.table.errors import TableError
 from games.table.state import Phase

@@ -26,13 +26,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games import audit, table_services
-from games.models import Round, RoundPlayer, Table, TableEvent
-from games.selectors import (
+from games.history import audit
+from games.history.selectors import (
     ROUND_PLAYER_SECRET_FIELDS,
     round_players_hidden_until_settled,
     rounds_hidden_until_settled,
 )
+from games.live import services as table_services
+from games.models import Round, RoundPlayer, Table, TableEvent
 from lobby.models import Room
 from tests.games.test_audit import logged_in
 from tests.games.test_table_services import (  # noqa: F401  (fixtures)

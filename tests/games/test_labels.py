@@ -7,7 +7,7 @@ import pytest
 from django.utils import translation
 
 from games import labels
-from games.admin_rounds import result_rows
+from games.history.admin import result_rows
 from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
 

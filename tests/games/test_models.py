@@ -9,12 +9,12 @@ from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
-from games import selectors
 from games.models import RuleConfiguration, SpecialHandSetting
 from games.rules import stats
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
-from games.selectors import rule_configuration_default, special_deals_get
-from games.services import (
+from games.setup import selectors as setup_selectors
+from games.setup.selectors import rule_configuration_default, special_deals_get
+from games.setup.services import (
     rule_configuration_save,
     rule_configuration_set_default,
     special_hands_save,
@@ -150,7 +150,7 @@ def test_special_stats_are_simulated_once_then_read_from_the_cache(
 
     monkeypatch.setattr(stats, "simulate_deals", fail)
     assert special_deals_get() is first  # the same process keeps it
-    selectors._loaded.clear()
+    setup_selectors._loaded.clear()
     assert np.array_equal(special_deals_get().masks, first.masks)  # another reads the file
 
 

@@ -16,7 +16,8 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Transaction, TransactionKind
 from accounts.selectors import ledger_audit
-from games import selectors, table_services
+from games.live import services as table_services
+from games.live import timers as live_timers
 from games.models import Round, Table, TableEvent
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
@@ -50,7 +51,7 @@ def quiet_table(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def deadlines(until: float) -> list[tuple[int, int, str, float]]:
     """The table deadlines the timers' poll would find before ``until``."""
-    return selectors.table_deadlines_before(until=until, limit=10)
+    return live_timers.table_deadlines_before(until=until, limit=10)
 
 
 def best_rows(room: Any, user: Any) -> dict[str, list[str]]:

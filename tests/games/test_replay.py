@@ -1,4 +1,5 @@
-"""The replay of a settled round (games.replay, the view games:round_replay) and the links to
+"""The replay of a settled round (games.history.replay, the view games:round_replay) and the links
+to
 the hand history.
 
 Rounds are played through the table services with chosen hands (tests/games/replay_helpers.py):
@@ -20,10 +21,10 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from games import audit
+from games.history import audit
+from games.history.replay import round_replay_data
+from games.history.selectors import rounds_hidden_until_settled
 from games.models import Round
-from games.replay import round_replay_data
-from games.selectors import rounds_hidden_until_settled
 from tests.games.replay_helpers import (
     ALICE,
     BOB,

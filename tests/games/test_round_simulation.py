@@ -23,7 +23,7 @@ import pytest
 
 from accounts.models import Entry, Transaction, TransactionKind, User
 from accounts.selectors import ledger_audit, wallet_balance
-from games import table_services
+from games.live import services as table_services
 from games.models import Round, RoundPlayer
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards

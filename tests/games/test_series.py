@@ -14,9 +14,9 @@ from django.test import Client
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.selectors import ledger_audit
-from games import table_services
+from games.history.series import series_scoreboard
+from games.live import services as table_services
 from games.models import Round, RuleConfiguration
-from games.series import series_scoreboard
 from games.table.errors import TableError
 from games.table.state import Phase
 from lobby.errors import InvalidSeries

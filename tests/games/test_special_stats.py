@@ -1,4 +1,4 @@
-"""The special-hand statistics are never simulated in a request (games.special_stats).
+"""The special-hand statistics are never simulated in a request (games.setup.special_stats).
 
 With a cold cache the rule configuration's change page answers at once, says the figures are
 being computed and starts one background build; once the file is there the page shows them.
@@ -15,11 +15,11 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from games import admin as games_admin
-from games import special_stats
 from games.rules import stats
 from games.rules.stats import cache_filename, save_deals
-from games.selectors import rule_configuration_default
+from games.setup import admin as games_admin
+from games.setup import special_stats
+from games.setup.selectors import rule_configuration_default
 from tests.games.rules.stats_helpers import TINY
 
 pytestmark = pytest.mark.django_db

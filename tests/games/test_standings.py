@@ -1,4 +1,5 @@
-"""Standings and statistics (issue 18, games.standings): the beat job computes every person's
+"""Standings and statistics (issue 18, games.history.standings): the beat job computes every
+person's
 figures from the settled rounds — this week and all time, bots left out — and the pages and
 the API only read them."""
 
@@ -17,9 +18,16 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
-from games import tasks
+from games.history.standings import (
+    _empty,
+    _figures,
+    compute_standings,
+    player_stats,
+    standings,
+    week_start,
+)
+from games.history import tasks
 from games.models import Round, RoundPlayer, Standing, StandingsRun
-from games.standings import _empty, _figures, compute_standings, player_stats, standings, week_start
 from tests.games.replay_helpers import GUNS_AND_SPECIAL, play_rigged_round
 from tests.games.table_helpers import make_player
 
@@ -117,7 +125,7 @@ def test_the_database_counts_what_the_python_counts(monkeypatch: pytest.MonkeyPa
     (``_figures``). The same rounds give the same figures: guns and a special, a hand played
     automatically, an escape (not counted as automatic), a round of last month, a result
     without pairs, gun values Python takes for false, and a bot at the table."""
-    from games import bots
+    from games.live import bots
 
     if connection.vendor != "postgresql":
         pytest.skip("the statement is PostgreSQL's")
@@ -284,7 +292,7 @@ def test_the_command_counts_and_recounts(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_bots_have_no_standing(monkeypatch: pytest.MonkeyPatch) -> None:
-    from games import bots
+    from games.live import bots
 
     bot = bots.bot_create()
     assert player_stats(make_player("alice"))["all"]["rounds"] == 0

@@ -25,7 +25,7 @@ _names = count(1)
 def no_table_timers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seating a player beside a bot schedules its action on commit: keep it out of the
     broker."""
-    from games import tasks
+    from games.live import tasks
 
     monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kwargs: None)
 

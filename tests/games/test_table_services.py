@@ -2,7 +2,7 @@
 deadlines the timers read.
 
 Transactional tests, so that ``on_commit`` fires: events go to ``_send`` (recorded here). The
-table row is the timer (``games.timers`` polls its deadline): its deadline is checked here, and
+table row is the timer (``games.live.timers`` polls its deadline): its deadline is checked here, and
 timeouts are asked for by hand. The clock is ``table_services._now``, set an hour in the past
 so that stored deadlines are overdue for the sweeper; the shuffle is seeded so that every run
 plays the same hands.
@@ -24,7 +24,9 @@ from django.test import override_settings
 from accounts.models import Account, AccountKind, Transaction, TransactionKind, User
 from accounts.selectors import wallet_balance
 from accounts.services import user_signup
-from games import selectors, table_services, tasks
+from games.live import services as table_services
+from games.live import tasks
+from games.live import timers as live_timers
 from games.models import Round, RoundPlayer, RuleConfiguration, Table, TableEvent
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards, parse_cards
@@ -150,10 +152,10 @@ def test_a_full_round_deals_settles_once_and_reveals_the_deck(
     # The deal's deadline is the row's: what the timers' poll finds, with the state's float.
     deadline = state_of(room).deadline
     assert deadline is not None and table.deadline.timestamp() == pytest.approx(deadline)
-    assert selectors.table_deadlines_before(until=deadline, limit=10) == [
+    assert live_timers.table_deadlines_before(until=deadline, limit=10) == [
         (table.pk, table.version, "dealing", deadline)
     ]
-    assert selectors.table_deadlines_before(until=deadline - 0.01, limit=10) == []
+    assert live_timers.table_deadlines_before(until=deadline - 0.01, limit=10) == []
 
     to_arranging(world, room, players)
     submit_best(room, alice)
@@ -256,7 +258,7 @@ def test_6_the_hand_goes_out_with_its_deal_and_its_suggestions_follow(
     player's own group, equal to a snapshot's. The log keeps the hand without them; a
     reconnect's missed events bring them with the hand, a reconnect after the hand brings
     them on their own."""
-    from games.table import views
+    from games.table import perspective as views
 
     alice, bob = players
     before = state_of(room).version
@@ -325,7 +327,7 @@ def test_a_hand_whose_suggestions_fail_is_followed_by_none(
     """The suggestions are worked out after the deal is out: should they fail, the deal and
     the hands have gone out all the same, and what follows says "none" (the client stops
     waiting); the failure is logged."""
-    from games.table import views
+    from games.table import perspective as views
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("no suggestions today")
@@ -423,13 +425,13 @@ def test_one_timer_per_phase_deadline_holds_across_the_commands_in_between(
     start_round(room, players)
     state = to_arranging(world, room, players)
     assert state.arrange_deadline is not None
-    timers = selectors.table_deadlines_before(until=state.arrange_deadline, limit=10)
+    timers = live_timers.table_deadlines_before(until=state.arrange_deadline, limit=10)
     assert len(timers) == 1  # the row's deadline, set when the phase began
     table_id, version, phase, deadline = timers[0]
     assert (phase, deadline) == ("arranging", state.arrange_deadline)
 
     submit_best(room, alice)  # a new version, the same deadline
-    (moved,) = selectors.table_deadlines_before(until=deadline, limit=10)
+    (moved,) = live_timers.table_deadlines_before(until=deadline, limit=10)
     assert moved[0] == table_id and moved[2:] == (phase, deadline)
     assert moved[1] == state_of(room).version > version
 

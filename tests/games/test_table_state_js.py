@@ -21,8 +21,8 @@ import pytest
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.table import machine
 from games.table.events import Event
+from games.table.perspective import delivered, events_for, hand_suggestions, snapshot_for
 from games.table.state import TableState
-from games.table.views import delivered, events_for, hand_suggestions, snapshot_for
 from tests.games.table.helpers import Game, arr
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")

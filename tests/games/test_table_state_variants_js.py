@@ -22,8 +22,8 @@ from games.rules.cards import Card, Deck, parse_cards
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.table import machine
 from games.table.deck import deal_order
+from games.table.perspective import delivered, hand_suggestions, snapshot_for
 from games.table.suggest import kept_suggestions
-from games.table.views import delivered, hand_suggestions, snapshot_for
 from tests.games.table.helpers import Game
 from tests.games.test_table_state_js import cfg, run_js, wire
 

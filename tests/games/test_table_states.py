@@ -1,4 +1,4 @@
-"""The table states a process holds (``games.table_services._States``): a command's lock, a
+"""The table states a process holds (``games.live.services._States``): a command's lock, a
 socket's seat lookup and its resync read the table's state only when this process does not
 hold that version already, and never take a version that was rolled back, or that another
 process moved past, for the committed one."""
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.db import transaction
 
-from games import table_services
+from games.live import services as table_services
 from games.models import Table
 from games.table.state import Phase, TableState
 from lobby.services import room_create, room_join

@@ -1,4 +1,4 @@
-"""The deadline poller (games.timers): the one timer of every table, read from the table rows.
+"""The deadline poller (games.live.timers): the one timer of every table, read from the table rows.
 
 The first tests play a real table in the database with a moved clock (the services' and the
 poller's alike); the others give the poller rows of their own to check its waits, retries and
@@ -18,7 +18,9 @@ import pytest
 from django.test import override_settings
 
 from accounts.models import User
-from games import selectors, table_services, timers
+from games.live import services as table_services
+from games.live import timers
+from games.live import timers as live_timers
 from games.models import Table
 from games.table.state import Phase
 from lobby.models import Room
@@ -118,13 +120,13 @@ def test_the_round_is_played_to_its_settlement_by_the_poller_alone(
 
 
 class Rows:
-    """``selectors.table_deadlines_before`` over a list of rows; the asks recorded."""
+    """``live_timers.table_deadlines_before`` over a list of rows; the asks recorded."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.rows: list[tuple[int, int, str, float]] = []
         self.asked: list[dict[str, Any]] = []
         self.fail = False
-        monkeypatch.setattr(selectors, "table_deadlines_before", self.before)
+        monkeypatch.setattr(timers, "table_deadlines_before", self.before)
         monkeypatch.setattr(table_services, "table_timeout", self.timeout)
 
     def before(self, *, until: float, limit: int) -> list[tuple[int, int, str, float]]:
@@ -205,7 +207,7 @@ def test_the_poller_thread_survives_a_failed_look_and_stops_when_asked(
             raise RuntimeError("connection refused")
         return []
 
-    monkeypatch.setattr(selectors, "table_deadlines_before", before)
+    monkeypatch.setattr(timers, "table_deadlines_before", before)
     monkeypatch.setattr(timers, "close_old_connections", lambda: None)
     monkeypatch.setattr(timers, "connection", type("C", (), {"close": lambda self: None})())
     stop = threading.Event()
@@ -274,14 +276,14 @@ def test_the_plain_sql_of_postgresql_reads_the_deadlines_the_orm_reads(
     deadline = state_of(room).deadline
     assert deadline is not None
     found = {
-        until: selectors.table_deadlines_before(until=until, limit=10)
+        until: live_timers.table_deadlines_before(until=until, limit=10)
         for until in (deadline - 0.001, deadline, deadline + 60)
     }
     assert found[deadline - 0.001] == []
     assert found[deadline] == found[deadline + 60] != []
     assert found[deadline][0][3] == deadline
     for until, rows in found.items():
-        orm = selectors._deadline_rows(bound=datetime.fromtimestamp(until, tz=UTC), limit=10)
+        orm = live_timers._deadline_rows(bound=datetime.fromtimestamp(until, tz=UTC), limit=10)
         orm = [row for row in orm if row[3] <= until]
         assert [(*row[:3], float(row[3])) for row in orm] == rows
 
@@ -340,8 +342,8 @@ def test_a_deadline_is_found_at_its_exact_float_whatever_its_microsecond_roundin
         Table.objects.filter(pk=table.pk).update(
             state=state, deadline=datetime.fromtimestamp(deadline, tz=UTC)
         )
-        found = selectors.table_deadlines_before(until=deadline, limit=10)
+        found = live_timers.table_deadlines_before(until=deadline, limit=10)
         assert [row[0] for row in found] == [table.pk], deadline
         assert found[0][3] == deadline
         below = math.nextafter(deadline, 0.0)
-        assert selectors.table_deadlines_before(until=below, limit=10) == [], deadline
+        assert live_timers.table_deadlines_before(until=below, limit=10) == [], deadline

@@ -2,7 +2,7 @@
 players as the preset's deck seats (5 for 多一色, 6 with two extra suits, 4 for 多三张 on 65
 cards), checked against the engine: the deal is the committed deck, the coins each player
 gets are the engine's score of the stored hands, the ledger moved exactly that, and support's
-recomputation (``games.audit.round_verify``) finds nothing to say.
+recomputation (``games.history.audit.round_verify``) finds nothing to say.
 
 Also the variant messages: submitting 13 of 16 cards with the 3 set aside, ``suggest`` for the
 13 kept after a swap, and their refusals (each changes nothing).
@@ -19,9 +19,9 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games.audit import round_verify
+from games.history.audit import round_verify
+from games.history.replay import round_replay_data
 from games.models import Round, RuleConfiguration
-from games.replay import round_replay_data
 from games.rules.api import score
 from games.rules.cards import parse_cards
 from games.rules.config import RuleConfig

@@ -77,7 +77,7 @@ def room_state(room: Room) -> dict[str, Any]:
 def no_table_timers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seats are taken at the room's table too, which schedules any bot's action on commit:
     keep those tasks out of the shared broker."""
-    from games import tasks
+    from games.live import tasks
 
     monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kwargs: None)
 

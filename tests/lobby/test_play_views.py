@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
-from games import table_services
+from games.live import services as table_services
 from lobby.models import Room, Seat
 from lobby.services import room_create, room_join, room_leave, room_quick_play
 from tests.lobby.conftest import MakePlayer, lobby_counts

@@ -9,7 +9,7 @@ from django.db.models import Sum
 
 from accounts.models import Account, User
 from accounts.selectors import ledger_audit
-from games import table_services
+from games.live import services as table_services
 from games.models import Table
 from games.rules.config import DEFAULT_CONFIG
 from games.table.state import Phase, SeatState, TableState

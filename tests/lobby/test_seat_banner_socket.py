@@ -11,7 +11,7 @@ import pytest_asyncio
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games import table_services
+from games.live import services as table_services
 from lobby.models import Room
 from lobby.services import room_create, room_join
 from lobby.signals import lobby_user_group

@@ -14,7 +14,7 @@ from django.utils import translation
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games import table_services
+from games.live import services as table_services
 from games.models import RuleConfiguration
 from games.rules.config import RuleConfig
 from games.rules.presets import preset_config

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from accounts.groups import RULES_ADMIN, SUPPORT
 from accounts.models import User
-from games import table_services
+from games.live import services as table_services
 from games.models import Round, RoundPlayer
 from games.table.state import Phase
 from lobby.models import Room

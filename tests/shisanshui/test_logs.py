@@ -18,7 +18,7 @@ from shisanshui.logs import (
 
 
 def _record(message: str = "table %s settled", *args: object, **extra: object) -> logging.LogRecord:
-    logger = logging.getLogger("games.table_services")
+    logger = logging.getLogger("games.live.services")
     return logger.makeRecord(
         logger.name, logging.INFO, __file__, 1, message, args or (7,), None, extra=extra
     )
@@ -30,7 +30,7 @@ def test_a_record_is_one_json_object_with_time_level_logger_and_message() -> Non
     assert "\n" not in line
     entry = json.loads(line)
     assert entry["level"] == "INFO"
-    assert entry["logger"] == "games.table_services"
+    assert entry["logger"] == "games.live.services"
     assert entry["message"] == "table 7 settled"
     assert entry["time"].endswith("+00:00")
     assert set(entry) == {"time", "level", "logger", "message"}

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import redis.asyncio.client
 
-from games import table_services
+from games.live import services as table_services
 from lobby.signals import lobby_user_group
 from shisanshui import publish
 from shisanshui.channel_layer import BatchedPubSubChannelLayer

@@ -59,7 +59,7 @@ def ensure_default_rule_configuration() -> RuleConfiguration:
     migration = importlib.import_module("games.migrations.0002_default_rule_configuration")
     existing = RuleConfiguration.objects.filter(name=migration.DEFAULT_NAME).first()
     if existing is not None:
-        from games.services import rule_configuration_set_default
+        from games.setup.services import rule_configuration_set_default
 
         return rule_configuration_set_default(configuration=existing)
     migration.create_default(apps, None)

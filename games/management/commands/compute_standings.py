@@ -1,4 +1,5 @@
-"""`manage.py compute_standings`: run the standings job now (``games.standings``), as the beat
+"""`manage.py compute_standings`: run the standings job now (``games.history.standings``), as the
+beat
 does every STANDINGS_SECONDS — it counts the rounds settled since its last run.
 
 ``--full`` forgets the standings and counts every settled round again: after restoring rounds
@@ -11,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from games.standings import run_standings
+from games.history.standings import run_standings
 
 
 class Command(BaseCommand):

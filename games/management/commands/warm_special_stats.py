@@ -9,8 +9,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from games.models import RuleConfiguration
 from games.rules.errors import RulesError
 from games.rules.stats import CLASSIC_SHAPE, DealShape
-from games.selectors import rule_configuration_special_stats
-from games.special_stats import special_deals_build
+from games.setup.selectors import rule_configuration_special_stats
+from games.setup.special_stats import special_deals_build
 
 
 class Command(BaseCommand):

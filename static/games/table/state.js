@@ -463,7 +463,7 @@ const EVENTS = {
       suggested: {},
     });
   },
-  // A duplicate match's table: its hands are in and wait for the other tables' (games.duplicate).
+  // A duplicate match's table: its hands are in and wait for the other tables' (games.live.duplicate).
   held(state) {
     const match = state.table.match;
     return match ? withTable(state, { match: Object.assign({}, match, { held: true }) }) : state;

@@ -10,7 +10,7 @@ import pytest
 from games.table import machine
 from games.table.chat import MAX_TEXT_CHARS, PHRASES, REACTIONS, clean_text
 from games.table.errors import TableError
-from games.table.views import events_for
+from games.table.perspective import events_for
 
 from .helpers import Game
 

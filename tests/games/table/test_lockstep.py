@@ -1,4 +1,5 @@
-"""A duplicate match's lockstep table (issue 17, games.duplicate): it starts only when the match
+"""A duplicate match's lockstep table (issue 17, games.live.duplicate): it starts only when the
+match
 starts it, holds its comparison until the match releases it, and ends after its last deal."""
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ import pytest
 
 from games.table import machine
 from games.table.errors import TableError
+from games.table.perspective import snapshot_for
 from games.table.state import Phase
-from games.table.views import snapshot_for
 
 from .helpers import Game
 

@@ -17,8 +17,8 @@ from games.table.compare import compare_order
 from games.table.deck import deal_hands, verify_commitment
 from games.table.errors import StaleTimeout, TableError
 from games.table.events import Transition
+from games.table.perspective import delivered, snapshot_for
 from games.table.state import Phase
-from games.table.views import delivered, snapshot_for
 
 from .helpers import RICH, Game, arr, c, plain_deck, table_best
 
@@ -196,7 +196,7 @@ def test_8_2_deal_goes_counter_clockwise_from_the_starting_seat() -> None:
 
 
 def test_8_2_a_bots_seat_is_dealt_no_suggestions() -> None:
-    """A bot works out its own play (games.bots): the engine's suggestions, a quarter of a
+    """A bot works out its own play (games.live.bots): the engine's suggestions, a quarter of a
     deal's CPU each, go only to the people; the bot's hand, special and advice are as ever."""
     game = Game(2, capacity=3)
     game.do(machine.sit, player="b2", position=2, bot=True)

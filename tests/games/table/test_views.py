@@ -17,8 +17,7 @@ from games.rules.scoring import Arranged
 from games.table import machine
 from games.table.errors import TableError
 from games.table.events import Event, Transition
-from games.table.state import PLAY_PHASES, Phase, TableState
-from games.table.views import (
+from games.table.perspective import (
     delivered,
     events_for,
     hand_suggestions,
@@ -26,6 +25,7 @@ from games.table.views import (
     resync_suggestions,
     snapshot_for,
 )
+from games.table.state import PLAY_PHASES, Phase, TableState
 
 from .helpers import Game, c, cards_in, deck_for
 

@@ -45,7 +45,7 @@ export function renderCenter(ctx, view) {
   const closed = state.closed;
   const seat = mySeat(state);
   const lobbyPhase = ["waiting", "settled"].includes(table.phase);
-  // A duplicate match's table (games.duplicate): it deals and reveals with the match's others.
+  // A duplicate match's table (games.live.duplicate): it deals and reveals with the match's others.
   const match = table.match;
   const matchOver = Boolean(lastRoundPlayed(state));
   const readyBox = $("ready-box");

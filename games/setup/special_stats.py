@@ -34,7 +34,7 @@ from games.rules.stats import (
     load_deals,
     load_or_simulate,
 )
-from games.selectors import special_stats_settings
+from games.setup.selectors import special_stats_settings
 
 logger = logging.getLogger(__name__)
 

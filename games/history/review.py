@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.audit import RoundInPlay, round_seats
+from games.history.audit import RoundInPlay, round_seats
 from games.models import Round
 from games.rules.api import jokers_json
 from games.rules.cards import parse_cards

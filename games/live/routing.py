@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, path
 
-from games.consumers import TableConsumer
+from games.live.consumers import TableConsumer
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [
     path("ws/table/<int:room_id>/", TableConsumer.as_asgi()),

@@ -32,23 +32,22 @@ from django.utils import timezone
 
 from accounts.models import AccountKind, Entry, Transaction, TransactionKind
 from accounts.models import User as UserModel
+from games.history.selectors import (
+    round_in_play,
+    round_players_hidden_until_settled,
+    rounds_hidden_until_settled,
+)
 from games.models import Round, RoundPlayer, TableEvent
 from games.rules.api import result_json
 from games.rules.cards import Card, format_cards, parse_cards
 from games.rules.config import RuleConfig
 from games.rules.errors import RulesError
 from games.rules.scoring import Arranged, Declared, Seat, score_round
-from games.selectors import (
-    round_in_play,
-    round_players_hidden_until_settled,
-    rounds_hidden_until_settled,
-)
 from games.table.chat import PHRASES, REACTIONS
 from games.table.deck import deal_hands, deal_order, verify_commitment
 from games.table.events import Event
+from games.table.perspective import events_for
 from games.table.state import parse_arranged
-from games.table.views import events_for
-from games.table_services import table_event
 
 Json = dict[str, Any]
 
@@ -408,7 +407,7 @@ def round_replay(*, round_: Round, player: str | None, everything: bool = False)
     events too, for a settled round only). Raises :class:`RoundInPlay` for a round in play."""
     if round_in_play(round_):
         raise RoundInPlay(round_.pk)
-    events = [table_event(row) for row in round_events(round_=round_)]
+    events = [row.as_event() for row in round_events(round_=round_)]
     if everything and round_.settled_at is not None:
         return events
     return events_for(events, player)

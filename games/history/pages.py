@@ -1,129 +1,36 @@
-"""Player pages: the table, the hand history and the replay of a round (thin: selectors in
-games.audit, games.replay, lobby.selectors and accounts.selectors)."""
+"""Player pages of played rounds: the hand history, a round's replay, a duplicate match's
+results, a series' scoreboard, the standings and a player's statistics (thin: the reads are in
+games.history)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.templatetags.static import static
+from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from accounts.models import User
-from accounts.selectors import wallet_balance
-from games import audit
-from games.duplicate import match_results
-from games.labels import CATEGORY_EN, category_name, special_name
+from games.history import audit
+from games.history.matches import match_results
+from games.history.replay import round_replay_data
+from games.history.selectors import round_in_play, rounds_hidden_until_settled
+from games.history.series import series_room, series_scoreboard
+from games.history.standings import player_stats, standings
+from games.labels import CATEGORY_EN, special_name
 from games.models import DuplicateMatch, Round, StandingPeriod
-from games.replay import round_replay_data
 from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
-from games.selectors import round_in_play, rounds_hidden_until_settled
-from games.series import series_room, series_scoreboard
-from games.standings import player_stats, standings
-from games.table.chat import MAX_TEXT_CHARS, PHRASES, REACTIONS
-from lobby.models import Room
-from lobby.selectors import room_view, seat_view
+from lobby.selectors import seat_view
 from shisanshui.ratelimit import rate_limit_hit
 
 MATCH_PAGES = "games.match_page"  # settings.RATE_LIMITS
 
+
 # The table's sound effects (static/games/sounds, made by scripts/make-sounds.py).
-SOUNDS = ("gun", "home_run", "deal", "settle")
-
-
-@login_required
-@require_GET
-def table(request: HttpRequest, room_id: int) -> HttpResponse:
-    """The live table of the room the player sits in; the page itself is static/games/table/,
-    driven by the table's WebSocket (docs/protocol.md). Anyone not seated there goes back to
-    the lobby."""
-    seat = seat_view(user=request.user)
-    if seat is None or seat["room"]["id"] != room_id:
-        messages.error(request, _("You are not seated at that table. Join a room first."))
-        return redirect("lobby:index")
-    return _table_page(request, seat["room"], position=seat["position"])
-
-
-@login_required
-@require_GET
-def watch(request: HttpRequest, room_id: int) -> HttpResponse:
-    """The same page for a spectator (issue 18): an open public room that allows watching; its
-    socket sends only what is public. A player seated there goes to its own seat instead."""
-    seat = seat_view(user=request.user)
-    if seat is not None and seat["room"]["id"] == room_id:
-        return redirect("games:table", room_id=room_id)
-    room = room_view(room_id=room_id, user=request.user)
-    watchable = room is not None and room["status"] == "open" and not room["private"]
-    if room is None or not watchable or not room["allow_spectators"]:
-        messages.error(request, _("That table cannot be watched."))
-        return redirect("lobby:index")
-    return _table_page(request, room, position=None)
-
-
-def _table_page(request: HttpRequest, room: Any, *, position: int | None) -> HttpResponse:
-    room_id = room["id"]
-    # A series (房卡): its rounds, and for its players the scoreboard's link.
-    series = Room.objects.filter(pk=room_id).values("series_rounds", "series_token").first() or {}
-    series_url = (
-        reverse("games:series", args=[series["series_token"]])
-        if series.get("series_token") and position is not None
-        else None
-    )
-    balance = wallet_balance(user=request.user)
-    ws_url = f"/ws/table/{room_id}/"
-    config = {
-        "room_id": room_id,
-        "ws_url": ws_url,
-        # A spectator has no seat: -1, so that no seat is "you".
-        "position": -1 if position is None else position,
-        "spectator": position is None,
-        "series_rounds": series.get("series_rounds"),
-        "series_url": series_url,
-        "seats": room["seats"],
-        "base_score": room["base_score"],
-        "balance": balance,
-        "player_id": str(request.user.pk),
-        "username": request.user.get_username(),
-        "names": {str(p["position"]): p["name"] for p in room["players"]},
-        "room_api": reverse("api-lobby-room", args=[room_id]),
-        "wallet_api": reverse("api-wallet"),
-        "lobby_url": reverse("lobby:index"),
-        "sounds": {name: static(f"games/sounds/{name}.wav") for name in SOUNDS},
-        # Each name in both languages, and ``name`` in the page's (the one to show).
-        "specials": {
-            s.id: {"zh": s.zh, "en": s.en, "name": special_name(s.id)} for s in SPECIAL_INFO
-        },
-        "categories": {
-            c.id: {"zh": zh, "en": CATEGORY_EN[c.id], "name": category_name(c.id)}
-            for c, zh in CATEGORY_ZH.items()
-        },
-        "chat": {
-            "phrases": {pid: {"zh": zh, "en": en} for pid, (zh, en) in PHRASES.items()},
-            "reactions": REACTIONS,
-        },
-    }
-    context = {
-        "chat_phrases": [(pid, zh, en) for pid, (zh, en) in PHRASES.items()],
-        "chat_reactions": list(REACTIONS.items()),
-        "chat_max": MAX_TEXT_CHARS,
-        "room": room,
-        "position": position,
-        "spectator": position is None,
-        "series_rounds": series.get("series_rounds"),
-        "series_url": series_url,
-        "balance": balance,
-        "ws_url": ws_url,
-        "table_config": config,
-    }
-    return render(request, "games/table.html", context)
-
-
 @login_required
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
@@ -135,7 +42,7 @@ def history(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def replay(request: HttpRequest, round_id: int) -> HttpResponse:
-    """A settled round step by step, drawn as the table showed it (games.replay): the deal,
+    """A settled round step by step, drawn as the table showed it (games.history.replay): the deal,
     the arrangements, the comparison row by row, guns, specials and the settlement.
 
     Only its players and staff allowed to view rounds may open it; anyone else gets a 404, so
@@ -196,7 +103,7 @@ def _rows_view(entry: dict[str, object]) -> list[list[dict[str, object]]]:
 @login_required
 @require_GET
 def match(request: HttpRequest, match_id: int) -> HttpResponse:
-    """A duplicate match's results (games.duplicate.match_results): every deal all its tables
+    """A duplicate match's results (games.history.matches.match_results): every deal all its tables
     have settled, each hand with what every table's player made of it against the hand's par,
     and the standings. Any signed-in player may read it: it shows only what the tables showed
     everyone at the reveal, and the seed only once the match is over."""
@@ -268,7 +175,7 @@ def _scoreboard_view(token: str) -> dict[str, Any]:
 
 @require_GET
 def series(request: HttpRequest, token: str) -> HttpResponse:
-    """A series' final scoreboard (games.series), at its share link: anyone with the link
+    """A series' final scoreboard (games.history.series), at its share link: anyone with the link
     may read it, signed in or not."""
     limited = _series_limited(request)
     if limited is not None:
@@ -311,7 +218,7 @@ def _stats_limited(request: HttpRequest) -> HttpResponse | None:
 @login_required
 @require_GET
 def standings_page(request: HttpRequest) -> HttpResponse:
-    """The standings (games.standings): this week or all time, by net coins or by water per
+    """The standings (games.history.standings): this week or all time, by net coins or by water per
     round, as the beat job last computed them. A bad ?period= or ?by= falls back to the
     default (this week, by coins)."""
     limited = _stats_limited(request)
@@ -332,7 +239,7 @@ def standings_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def player_page(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's statistics, this week and all time (games.standings); 404 for a bot or an
+    """A player's statistics, this week and all time (games.history.standings); 404 for a bot or an
     unknown name."""
     limited = _stats_limited(request)
     if limited is not None:

@@ -13,7 +13,7 @@ which every connection to the table listens to; a player that got its own messag
 skips that one (``except``).
 
 The consumer holds no rules and no ORM: it parses, calls a service of
-games.table_services on a worker thread and sends; the services send the events
+games.live.services on a worker thread and sends; the services send the events
 to the player's group after commit. A retried action (same `id` and type) is applied once: its
 reply is kept for ACTION_REPLY_SECONDS and answered again — kept beside the user's frame budget
 and looked up in the same Redis round trip that spends the frame
@@ -51,7 +51,7 @@ from django.conf import settings
 from django.utils import translation
 
 from accounts.models import User
-from games import table_services
+from games.live import services as table_services
 from games.table.errors import TableError
 from lobby.consumers import SocketClosed, scope_language
 from lobby.errors import LobbyError, MalformedMessage, MessageTooLarge, UnknownMessageType

@@ -1,7 +1,7 @@
 """The settlement audit in the admin: played rounds, read-only for everyone (support included).
 
-Rounds are written only by :mod:`games.table_services`; here they are listed, filtered,
-looked at, verified (:func:`games.audit.round_verify`) and exported as CSV. Nothing can be
+Rounds are written only by :mod:`games.live.services`; here they are listed, filtered,
+looked at, verified (:func:`games.history.audit.round_verify`) and exported as CSV. Nothing can be
 added, changed or deleted, superusers included; the `support` group views them
 (``games.view_round``) and exports ledger entries with ``accounts.export_ledger``.
 
@@ -36,15 +36,16 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.admin import ledger_csv_rows
 from accounts.models import Entry, User
-from games import audit, labels
-from games.models import Round
-from games.selectors import (
+from games import labels
+from games.history import audit
+from games.history.selectors import (
     ROUND_PLAYER_SECRET_FIELDS,
     ROUND_SECRET_FIELDS,
     SHOWN_IF_SETTLED,
     round_in_play,
     rounds_hidden_until_settled,
 )
+from games.models import Round
 from shisanshui.admin_ids import admin_id_or_404
 from shisanshui.csv_export import csv_text, streamed_csv
 

@@ -31,7 +31,7 @@ def delivered(event: Event, state: TableState, *, live: bool = False) -> Event:
     the cards and the rules (RULES.md §6), yet were most of a deal's payload (up to ten
     arrangements a hand, stored with the event for good) and most of its CPU, inside the
     table's lock. They are added here, once the deal is committed: the snapshot's (a bot's
-    seat gets none, a bot works out its own play, ``games.bots``). A hand of an earlier round
+    seat gets none, a bot works out its own play, ``games.live.bots``). A hand of an earlier round
     (a reconnect's missed events) gets none either — its round is over, and a client that
     reconnects with an old version must not make the server arrange every hand it missed —
     and a hand logged with its suggestions (before this) is sent as it was logged.
@@ -87,7 +87,7 @@ def _suggested(state: TableState, seat: SeatState) -> bool:
 
 def _suggestions_of(state: TableState, seat: SeatState) -> list[Json] | None:
     """The engine's suggestions for the seat's hand while the round is played (None when it
-    is not; none for a bot, which works out its own play: ``games.bots``)."""
+    is not; none for a bot, which works out its own play: ``games.live.bots``)."""
     if seat.hand is None or state.phase not in PLAY_PHASES | {Phase.DEALING}:
         return None
     return [] if seat.bot else suggestions(seat.hand, state.config, state.table_opponents)

@@ -5,7 +5,7 @@ lobby's own service (``lobby.services.bots_fill`` → ``room_join``, which also 
 table, as a house seat: ``SeatState.bot``) and acts through the table's own services
 (``table_ready``, ``table_choose_special``, ``table_submit``), exactly as a person does: it is
 an ordinary client of the table. The table's services know nothing of bots; on commit of every
-transition (``table_services.transition_committed``), ``games.tasks`` asks :func:`bot_tasks`
+transition (``table_services.transition_committed``), ``games.live.tasks`` asks :func:`bot_tasks`
 which bots have something new to do and schedules their tasks. Settlement treats a bot like
 anyone else.
 
@@ -42,7 +42,7 @@ Decided here:
   rollout over the best arrangements (it thinks about a second, within its delay). An easy bot
   always declares its special.
 - **Timing.** After each table transition commits, every bot that has just been given
-  something to do gets a ``games.tasks.bot_act`` task with a human-like random countdown
+  something to do gets a ``games.live.tasks.bot_act`` task with a human-like random countdown
   (:data:`DELAYS`, times ``settings.BOT_DELAY_SCALE``), never more than half the time left
   before the relevant deadline. The task only asks: :func:`bot_act` re-checks under the
   table's lock that the bot still has something to do and that no round started or settled
@@ -64,7 +64,7 @@ from django.utils import timezone
 
 from accounts.models import BOT_FUNDING_REASON, Entry, User
 from accounts.services import wallet_get_or_create, wallet_grant
-from games import table_services
+from games.live import services as table_services
 from games.models import Table, TableEvent
 from games.rules.cards import Card, format_cards
 from games.rules.levels import DEFAULT_LEVEL, Play, level_play, level_plays_special

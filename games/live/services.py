@@ -21,7 +21,7 @@ Check → lock → write → notify (STYLE.md):
    the range of versions the batch covers — another player's private events (cards, drafts,
    arrangements) never travel to a connection, nor through Redis to a process, that is not
    that player's. The new deadline needs nothing more: the saved row is the timer
-   (:mod:`games.timers` polls the tables' deadlines).
+   (:mod:`games.live.timers` polls the tables' deadlines).
 
 Locks are taken in one order: the room row, the table row, then the players' wallets
 (ascending id), then the house account inside ``ledger_post`` (the lobby's services lock the
@@ -40,7 +40,7 @@ This module knows nothing of bots, of Celery or of the lobby's services; they li
 - :data:`players_left` is sent inside the transaction when the table lets players go
   (:mod:`lobby.signals` frees their lobby seats in the same transaction);
 - :data:`transition_committed` is sent on commit after every transition with events
-  (:mod:`games.tasks` gives every bot with something new to do its task: bots are ordinary
+  (:mod:`games.live.tasks` gives every bot with something new to do its task: bots are ordinary
   clients of these services).
 
 A phase that lasts no time (no deal or reveal pacing) ends in the same transaction as the
@@ -77,16 +77,16 @@ from games.rules.errors import RulesError
 from games.table import machine
 from games.table.deck import seeded_deck, seeded_salt, seeded_start_seat
 from games.table.errors import StaleTimeout, TableError
-from games.table.events import ALL, NOBODY, Event, Transition
-from games.table.state import Json, Phase, TableState, arranged_json
-from games.table.suggest import kept_suggestions
-from games.table.views import (
+from games.table.events import Event, Transition
+from games.table.perspective import (
     delivered,
     hand_suggestions,
     missed_events,
     resync_suggestions,
     snapshot_for,
 )
+from games.table.state import Json, Phase, TableState, arranged_json
+from games.table.suggest import kept_suggestions
 from lobby.models import Room, RoomStatus, Seat
 from shisanshui import fastjson
 from shisanshui.publish import Message, publish, publish_later
@@ -721,7 +721,7 @@ def _send_away_the_broke(
     """After a settlement, every person left with fewer coins than the room's entry minimum
     goes back to the room list (a ``left`` event with reason ``insufficient_coins``, the
     minimum and the balance), so that nobody plays on without covering their losses. Bots are
-    funded by the house before they press Ready (``games.bots``). The wallets were locked for
+    funded by the house before they press Ready (``games.live.bots``). The wallets were locked for
     the settlement; ``balances`` are the round's players' after it (the others are read)."""
     minimum = getattr(table, ENTRY_MINIMUM, None)
     if minimum is None:
@@ -1048,7 +1048,7 @@ def table_timeout(
     A phase deadline's timer gives ``deadline``: it holds while the table is in ``phase`` with
     that deadline, whatever commands came in between. Without ``deadline`` the timer holds
     only at ``version``. Stale (the table moved on), duplicate or missing tables: nothing
-    happens. Early: nothing happens now (the poller, :mod:`games.timers`, asks again once the
+    happens. Early: nothing happens now (the poller, :mod:`games.live.timers`, asks again once the
     stored deadline has passed).
     At the end of the comparison the players' wallets are locked (ascending id) and their
     balances settle the round.
@@ -1123,16 +1123,9 @@ def _surely_stale(
     return not same_deadline and version != stored_version
 
 
-def table_event(row: TableEvent) -> Event:
-    """A logged event as the machine made it (a private one addressed to its player)."""
-    if row.recipient is None and row.audience is None:
-        return Event(row.version, row.type, row.payload, ALL)
-    return Event(row.version, row.type, row.payload, row.recipient or NOBODY)
-
-
 def table_events_since(*, table: Table, version: int) -> list[Event]:
     """The logged events after ``version``, oldest first (for ``views.missed_events``)."""
-    return [table_event(e) for e in table.events.filter(version__gt=version).order_by("version")]
+    return [e.as_event() for e in table.events.filter(version__gt=version).order_by("version")]
 
 
 # -- reads for the table's WebSocket -----------------------------------------------------------
@@ -1261,7 +1254,7 @@ def table_resync(*, table_id: int, player: str, since: int | None) -> Json:
     return {"version": state.version, "snapshot": snapshot_for(state, position, now=_now())}
 
 
-# -- several tables at once (a duplicate match, games.duplicate) --------------------------------
+# -- several tables at once (a duplicate match, games.live.duplicate)  -----------------------------
 
 
 def tables_locked(*, room_ids: list[int]) -> list[Table]:

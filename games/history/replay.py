@@ -11,7 +11,7 @@ What it shows is what every seat of the table saw by the end of the round: the c
 reveals every arrangement and special, and the settlement reveals the deck (so every dealt
 hand). It never shows what stayed private to one player (suggestions, drafts, a special
 offered and declined), the salt or the balances the round was settled with, and it refuses a
-round in play (:class:`games.audit.RoundInPlay`): before the settlement nobody, staff
+round in play (:class:`games.history.audit.RoundInPlay`): before the settlement nobody, staff
 included, sees a hand (issue 13). Who may open a replay is the view's business.
 """
 
@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.audit import RoundInPlay
+from games.history.audit import RoundInPlay
+from games.history.selectors import round_in_play
 from games.models import Round, RoundPlayer
 from games.rules.arrange import special_split
 from games.rules.cards import Card, format_cards, parse_cards, sort_cards
@@ -28,7 +29,6 @@ from games.rules.config import RuleConfig
 from games.rules.errors import RulesError
 from games.rules.hands import ROWS, RowHand, evaluate
 from games.rules.specials import SPLIT_SPECIALS
-from games.selectors import round_in_play
 
 Json = dict[str, Any]
 

@@ -3,7 +3,7 @@
 Each table row carries its phase's deadline (``Table.deadline``, indexed; ``state.deadline``
 the exact float). Every Celery worker process runs one :class:`DeadlinePoller` on a thread of
 its own (``shisanshui.celery.TableDeadlines``): it asks PostgreSQL for the deadlines due before
-the next poll, asks :func:`games.table_services.table_timeout` for each one that has passed
+the next poll, asks :func:`games.live.services.table_timeout` for each one that has passed
 (the service decides under the table's lock: a deadline a command beat is stale, and
 nothing happens), and sleeps until the earliest coming deadline or the poll interval,
 whichever is first. So a deadline is acted on within a few milliseconds of passing when it
@@ -23,10 +23,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from django.db import close_old_connections, connection
 
-from games import selectors, table_services
+from games.live import services as table_services
+from games.models import Table
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +57,7 @@ class DeadlinePoller:
         the next look: until the earliest deadline coming, at most the interval, 0 when a
         whole batch was due."""
         now = self.clock()
-        rows = selectors.table_deadlines_before(until=now + self.interval, limit=self.batch)
+        rows = table_deadlines_before(until=now + self.interval, limit=self.batch)
         wait = self.interval
         asked: dict[tuple[int, int, float], float] = {}
         due = asked_now = 0
@@ -109,3 +112,43 @@ def start(interval: float) -> tuple[threading.Thread, threading.Event]:
     thread = threading.Thread(target=poller.run, args=(stop,), name="table-deadlines", daemon=True)
     thread.start()
     return thread, stop
+
+
+_DEADLINES_SQL = (
+    "SELECT id, version, phase, (state ->> 'deadline')::float8"
+    f" FROM {Table._meta.db_table} WHERE deadline <= %s ORDER BY deadline LIMIT %s"
+)
+
+
+def table_deadlines_before(*, until: float, limit: int) -> list[tuple[int, int, str, float]]:
+    """(table id, version, phase, deadline) of the tables whose phase deadline comes before
+    ``until`` (epoch seconds), earliest first, at most ``limit``: one indexed query, asked
+    several times a second by every worker's poller (``games.live.timers``), so plain SQL on
+    PostgreSQL (the ORM's query building cost more than the query). The deadline is the
+    state's own float (``state.deadline``), the value a timeout must name to hold across the
+    phase's commands (``table_services.table_timeout``).
+
+    The column holds the float rounded to the microsecond as the services wrote it
+    (``datetime.fromtimestamp``); ``until`` is rounded the same way for the index, and the
+    exact floats decide at the edge."""
+    bound = datetime.fromtimestamp(until, tz=UTC)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_DEADLINES_SQL, [bound, limit])
+            rows = cursor.fetchall()
+    else:
+        rows = _deadline_rows(bound=bound, limit=limit)
+    return [
+        (pk, version, phase, float(deadline))
+        for pk, version, phase, deadline in rows
+        if isinstance(deadline, (int, float)) and deadline <= until
+    ]
+
+
+def _deadline_rows(*, bound: datetime, limit: int) -> list[tuple[Any, ...]]:
+    """:func:`table_deadlines_before`'s rows through the ORM (any database)."""
+    return list(
+        Table.objects.filter(deadline__lte=bound)
+        .order_by("deadline")
+        .values_list("pk", "version", "phase", "state__deadline")[:limit]
+    )

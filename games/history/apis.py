@@ -22,15 +22,13 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
 from accounts.models import User
-from games.audit import RoundInPlay
-from games.duplicate import match_results
-from games.models import MATCH_MAX_DEALS, DuplicateMatch, RuleConfiguration
-from games.review import NotYourRound, round_for_review, round_review
-from games.series import series_room, series_scoreboard
-from games.standings import player_stats, standings
+from games.history.audit import RoundInPlay
+from games.history.matches import match_results
+from games.history.review import NotYourRound, round_for_review, round_review
+from games.history.series import series_room, series_scoreboard
+from games.history.standings import player_stats, standings
+from games.models import DuplicateMatch
 from lobby.apis import ERRORS, LobbyApi, error_body
-from lobby.models import BotLevel
-from lobby.services import match_create
 
 
 class ReviewOptionSerializer(serializers.Serializer):
@@ -126,7 +124,7 @@ class TableRoundReviewApi(ReviewApi):
         return self.review(request, room_id=room_id, number=number)
 
 
-# -- duplicate matches (games.duplicate) -------------------------------------------------------
+# -- duplicate matches (games.live.duplicate)  -----------------------------------------------------
 
 
 class MatchEntrySerializer(serializers.Serializer):
@@ -199,21 +197,6 @@ class MatchSerializer(serializers.Serializer):
     standings = MatchStandingSerializer(many=True)
 
 
-class MatchCreateInput(serializers.Serializer):
-    name = serializers.CharField(max_length=200, trim_whitespace=False, required=False)
-    base_score = serializers.IntegerField()
-    seats = serializers.IntegerField(help_text="Seats per table: 2 to what the rules seat.")
-    tables = serializers.IntegerField(help_text="2 to 4.")
-    deals = serializers.IntegerField(help_text=f"1 to {MATCH_MAX_DEALS}.")
-    rules = serializers.PrimaryKeyRelatedField(
-        queryset=RuleConfiguration.objects.all(), required=False, allow_null=True
-    )
-    bots = serializers.BooleanField(
-        default=False, help_text="Fill every other seat of every table with bots."
-    )
-    bot_level = serializers.ChoiceField(choices=BotLevel.choices, default=BotLevel.STRONG)
-
-
 class MatchApi(LobbyApi):
     throttle_scope = "match_results"
 
@@ -237,24 +220,7 @@ class MatchApi(LobbyApi):
         return Response(MatchSerializer(match_results(found)).data)
 
 
-class MatchCreateApi(LobbyApi):
-    @extend_schema(
-        tags=["games"],
-        summary="Open a duplicate match and sit at its first table",
-        description="Tables (2 to 4) with the same rules, base score and seats play the same "
-        "deals in lockstep; checked like a room, one playing match per owner (409 "
-        "too_many_matches), and it spends one room creation of the lobby's rate.",
-        request=MatchCreateInput,
-        responses={201: MatchSerializer, **{c: ERRORS[c] for c in (400, 403, 409, 429)}},
-    )
-    def post(self, request: Request) -> Response:
-        payload = MatchCreateInput(data=request.data)
-        payload.is_valid(raise_exception=True)
-        match = match_create(owner=request.user, **payload.validated_data)
-        return Response(MatchSerializer(match_results(match)).data, status=status.HTTP_201_CREATED)
-
-
-# -- a series' scoreboard (games.series) -------------------------------------------------------
+# -- a series' scoreboard (games.history.series)  --------------------------------------------------
 
 
 class SeriesApi(LobbyApi):
@@ -282,7 +248,7 @@ class SeriesApi(LobbyApi):
         return Response(series_scoreboard(room))
 
 
-# -- standings and statistics (games.standings) ------------------------------------------------
+# -- standings and statistics (games.history.standings)  -------------------------------------------
 
 
 class StandingsApi(LobbyApi):

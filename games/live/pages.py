@@ -1,0 +1,112 @@
+"""The table page a player or a watcher opens; its socket does the rest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from accounts.selectors import wallet_balance
+from games.labels import CATEGORY_EN, category_name, special_name
+from games.rules.config import SPECIAL_INFO
+from games.rules.hands import CATEGORY_ZH
+from games.table.chat import MAX_TEXT_CHARS, PHRASES, REACTIONS
+from lobby.models import Room
+from lobby.selectors import room_view, seat_view
+
+# The table's sound effects (static/games/sounds/<name>.wav).
+SOUNDS = ("gun", "home_run", "deal", "settle")
+
+
+@login_required
+@require_GET
+def table(request: HttpRequest, room_id: int) -> HttpResponse:
+    """The live table of the room the player sits in; the page itself is static/games/table/,
+    driven by the table's WebSocket (docs/protocol.md). Anyone not seated there goes back to
+    the lobby."""
+    seat = seat_view(user=request.user)
+    if seat is None or seat["room"]["id"] != room_id:
+        messages.error(request, _("You are not seated at that table. Join a room first."))
+        return redirect("lobby:index")
+    return _table_page(request, seat["room"], position=seat["position"])
+
+
+@login_required
+@require_GET
+def watch(request: HttpRequest, room_id: int) -> HttpResponse:
+    """The same page for a spectator (issue 18): an open public room that allows watching; its
+    socket sends only what is public. A player seated there goes to its own seat instead."""
+    seat = seat_view(user=request.user)
+    if seat is not None and seat["room"]["id"] == room_id:
+        return redirect("games:table", room_id=room_id)
+    room = room_view(room_id=room_id, user=request.user)
+    watchable = room is not None and room["status"] == "open" and not room["private"]
+    if room is None or not watchable or not room["allow_spectators"]:
+        messages.error(request, _("That table cannot be watched."))
+        return redirect("lobby:index")
+    return _table_page(request, room, position=None)
+
+
+def _table_page(request: HttpRequest, room: Any, *, position: int | None) -> HttpResponse:
+    room_id = room["id"]
+    # A series (房卡): its rounds, and for its players the scoreboard's link.
+    series = Room.objects.filter(pk=room_id).values("series_rounds", "series_token").first() or {}
+    series_url = (
+        reverse("games:series", args=[series["series_token"]])
+        if series.get("series_token") and position is not None
+        else None
+    )
+    balance = wallet_balance(user=request.user)
+    ws_url = f"/ws/table/{room_id}/"
+    config = {
+        "room_id": room_id,
+        "ws_url": ws_url,
+        # A spectator has no seat: -1, so that no seat is "you".
+        "position": -1 if position is None else position,
+        "spectator": position is None,
+        "series_rounds": series.get("series_rounds"),
+        "series_url": series_url,
+        "seats": room["seats"],
+        "base_score": room["base_score"],
+        "balance": balance,
+        "player_id": str(request.user.pk),
+        "username": request.user.get_username(),
+        "names": {str(p["position"]): p["name"] for p in room["players"]},
+        "room_api": reverse("api-lobby-room", args=[room_id]),
+        "wallet_api": reverse("api-wallet"),
+        "lobby_url": reverse("lobby:index"),
+        "sounds": {name: static(f"games/sounds/{name}.wav") for name in SOUNDS},
+        # Each name in both languages, and ``name`` in the page's (the one to show).
+        "specials": {
+            s.id: {"zh": s.zh, "en": s.en, "name": special_name(s.id)} for s in SPECIAL_INFO
+        },
+        "categories": {
+            c.id: {"zh": zh, "en": CATEGORY_EN[c.id], "name": category_name(c.id)}
+            for c, zh in CATEGORY_ZH.items()
+        },
+        "chat": {
+            "phrases": {pid: {"zh": zh, "en": en} for pid, (zh, en) in PHRASES.items()},
+            "reactions": REACTIONS,
+        },
+    }
+    context = {
+        "chat_phrases": [(pid, zh, en) for pid, (zh, en) in PHRASES.items()],
+        "chat_reactions": list(REACTIONS.items()),
+        "chat_max": MAX_TEXT_CHARS,
+        "room": room,
+        "position": position,
+        "spectator": position is None,
+        "series_rounds": series.get("series_rounds"),
+        "series_url": series_url,
+        "balance": balance,
+        "ws_url": ws_url,
+        "table_config": config,
+    }
+    return render(request, "games/table.html", context)
