@@ -14,32 +14,31 @@ preset of RULES.md §12.6 (games.setup.presets).
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
-from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from games import labels
-from games.models import PLAIN_FIELDS, ROW_BONUS_FIELDS, RuleConfiguration, SpecialHandSetting
-from games.rules.config import DEFAULT_CONFIG, SPECIAL_BY_ID, SPECIAL_IDS, RuleConfig
+from games.models import RuleConfiguration, SpecialHandSetting
+from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.rules.errors import ConfigError
 from games.rules.presets import PRESETS
 from games.rules.stats import DealShape, SpecialStats, special_stats
+from games.setup.forms import (
+    RuleConfigurationForm,
+    SpecialHandFormSet,
+    SpecialHandSettingForm,
+)
 from games.setup.presets import (
     DECK_FIELDS,
     NameTaken,
@@ -58,166 +57,15 @@ from games.setup.services import (
     special_hands_save,
 )
 from games.setup.special_stats import special_deals_build_in_background, special_deals_ready
-from lobby.models import Room, RoomStatus
+from games.setup.versions import (
+    configuration_versions,
+    rule_configuration_versions_diff,
+    special_changes,
+    special_hands_diff,
+    version_until,
+)
 from shisanshui.admin_ids import CheckedHistoryIds
 from shisanshui.ratelimit import RateLimited, rate_limit_hit
-
-# Open rooms named in the error refusing a deck change (the rest are counted).
-_ROOMS_NAMED = 10
-
-# Engine field name (as ConfigError messages start) -> the form field it belongs to.
-_ERROR_FIELDS = {name: name for name in PLAIN_FIELDS} | {
-    f"row_bonus.{key}": field for field, key in ROW_BONUS_FIELDS.items()
-}
-
-
-def _engine_error_field(message: str) -> str | None:
-    head = message.split(" ", 1)[0]
-    return _ERROR_FIELDS.get(head)
-
-
-class RuleConfigurationForm(forms.ModelForm):
-    """The plain fields; the engine validates them (the special hands: see the formset)."""
-
-    class Meta:
-        model = RuleConfiguration
-        fields = "__all__"
-
-    def _get_validation_exclusions(self) -> set[str]:
-        # "One default" is kept by the save, which unsets the previous default first.
-        return {*super()._get_validation_exclusions(), "is_default"}
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or {}
-        if (
-            self.instance.pk is not None
-            and self.instance.is_default
-            and not cleaned.get("is_default", True)
-        ):
-            self.add_error(
-                "is_default",
-                gettext(
-                    "There must be a default configuration: make another one the default "
-                    "instead (it replaces this one)."
-                ),
-            )
-        if any(name in self.errors for name in (*PLAIN_FIELDS, *ROW_BONUS_FIELDS)):
-            return cleaned
-        data: dict[str, Any] = {name: cleaned[name] for name in PLAIN_FIELDS if name in cleaned}
-        data["row_bonus"] = {
-            key: cleaned[field] for field, key in ROW_BONUS_FIELDS.items() if field in cleaned
-        }
-        try:
-            config = RuleConfig.from_dict(data)
-        except ConfigError as exc:
-            message = gettext("The rules engine rejects this: %(error)s") % {"error": exc}
-            self.add_error(_engine_error_field(exc.message), message)
-            return cleaned
-        self._check_open_rooms(config)
-        return cleaned
-
-    def _check_open_rooms(self, config: RuleConfig) -> None:
-        """A deck change must leave a seat for every seat of the open rooms that play this
-        configuration (RULES.md §12: ``max_seats``); otherwise it is refused, naming them."""
-        changed = [name for name in DECK_FIELDS if name in self.changed_data]
-        if self.instance.pk is None or not changed:
-            return
-        if transaction.get_connection().in_atomic_block:
-            # The admin validates and saves in one transaction: hold the row until then, so
-            # that two deck changes of one configuration are checked one after the other.
-            RuleConfiguration.objects.select_for_update().filter(pk=self.instance.pk).exists()
-        rooms = Room.objects.filter(
-            rules_id=self.instance.pk, status=RoomStatus.OPEN, seats__gt=config.max_seats
-        ).order_by("pk")
-        count = rooms.count()
-        if not count:
-            return
-        named = [
-            gettext("“%(name)s” (#%(id)s, %(seats)s seats)")
-            % {"name": room.name, "id": room.pk, "seats": room.seats}
-            for room in rooms[:_ROOMS_NAMED]
-        ]
-        if count > len(named):
-            named.append(gettext("and %(count)s more") % {"count": count - len(named)})
-        self.add_error(
-            changed[0],
-            gettext(
-                "This deck seats at most %(max)s players, but open rooms with this "
-                "configuration have more seats: %(rooms)s. Keep the deck until they close, or "
-                "give them another configuration."
-            )
-            % {"max": config.max_seats, "rooms": ", ".join(named)},
-        )
-
-
-class SpecialNameWidget(forms.Select):
-    """The special hand's name (in the page's language) as text, not as a control."""
-
-    def render(
-        self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
-    ) -> SafeString:
-        if SPECIAL_BY_ID.get(str(value)) is None:
-            return format_html("{}", value or "")
-        return format_html("<strong>{}</strong>", labels.special_name(str(value)))
-
-
-class SpecialHandSettingForm(forms.ModelForm):
-    class Meta:
-        model = SpecialHandSetting
-        fields = ("special", "enabled", "water", "order")
-        widgets = {"special": SpecialNameWidget}
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # Disabled: the special of a row is never read from the request, only shown.
-        self.fields["special"].disabled = True
-
-    def has_changed(self) -> bool:
-        # A new configuration's rows come pre-filled and are saved even when left as they are.
-        return self.instance._state.adding or super().has_changed()
-
-
-class SpecialHandFormSet(BaseInlineFormSet):
-    """Validates the whole configuration: the parent's submitted values with these rows."""
-
-    def get_unique_error_message(self, unique_check: Any) -> str:
-        if "order" in unique_check:
-            return gettext("Two special hands have the same rank: give each one its own rank.")
-        return str(super().get_unique_error_message(unique_check))
-
-    def rows(self) -> list[SpecialHandSetting]:
-        """The rows as they would be saved (existing rows, and new rows that are saved)."""
-        return [
-            form.instance
-            for form in self.forms
-            if form.instance.pk is not None or form.has_changed()
-        ]
-
-    def clean(self) -> None:
-        super().clean()
-        if any(self.errors):
-            return
-        rows = self.rows()
-        if sorted(row.special for row in rows) != sorted(SPECIAL_IDS):
-            raise ValidationError(
-                gettext(
-                    "A configuration has exactly one row for each of the %(count)d special hands."
-                )
-                % {"count": len(SPECIAL_IDS)}
-            )
-        ranks = Counter(row.order for row in rows)
-        taken_twice = sorted(rank for rank, n in ranks.items() if n > 1)
-        if taken_twice:
-            raise ValidationError(
-                gettext("Two special hands have rank %(rank)s: give each one its own rank.")
-                % {"rank": taken_twice[0]}
-            )
-        try:
-            RuleConfig.from_dict(self.instance.engine_dict(specials=rows))
-        except ConfigError as exc:
-            raise ValidationError(
-                gettext("The rules engine rejects these rules: %(error)s") % {"error": exc}
-            ) from None
 
 
 class SpecialHandSettingInline(admin.TabularInline):
@@ -535,8 +383,8 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     ) -> HttpResponse:
         extra = {
             **(extra_context or {}),
-            "special_changes": _special_changes(object_id),
-            "config_versions": _versions(object_id),
+            "special_changes": special_changes(object_id),
+            "config_versions": configuration_versions(object_id),
         }
         return super().history_view(request, object_id, extra_context=extra)
 
@@ -654,7 +502,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             "new": new,
             "changes": rule_configuration_versions_diff(old=old, new=new),
             "special_changes": special_hands_diff(
-                configuration_id=configuration.pk, old=_until(old), new=_until(new)
+                configuration_id=configuration.pk, old=version_until(old), new=version_until(new)
             ),
         }
         return TemplateResponse(
@@ -673,114 +521,3 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         if request.method == "POST":
             raise PermissionDenied
         return super().history_form_view(request, object_id, version_id, extra_context)
-
-
-_TRACKED = ("enabled", "water", "order")
-# Their names in the history pages (the fields' verbose names carry a Chinese gloss).
-_TRACKED_LABELS = {"enabled": _("enabled"), "water": _("water"), "order": _("rank")}
-
-
-def _versions(object_id: str) -> list[Any]:
-    try:
-        configuration_id = int(object_id)
-    except ValueError:
-        return []
-    return list(
-        RuleConfiguration.history.filter(id=configuration_id)
-        .select_related("history_user")
-        .order_by("-history_date", "-history_id")[:100]
-    )
-
-
-def rule_configuration_versions_diff(*, old: Any, new: Any) -> list[dict[str, Any]]:
-    """The plain fields that differ between two historical versions (simple-history's
-    ``diff_against``), with their verbose names."""
-    delta = new.diff_against(old, excluded_fields=["updated_at", "created_at"])
-    out = []
-    for change in delta.changes:
-        try:
-            label = str(RuleConfiguration._meta.get_field(change.field).verbose_name)
-        except Exception:  # noqa: BLE001 - a field removed since: show its name
-            label = change.field
-        out.append({"field": change.field, "label": label, "old": change.old, "new": change.new})
-    return out
-
-
-def _until(version: Any) -> Any:
-    """The end of a configuration version: the next version's date (None: still current).
-
-    The admin saves the special-hand rows just after the configuration, so a version's rows
-    are those recorded before the next version of the configuration."""
-    following = (
-        RuleConfiguration.history.filter(id=version.id, history_date__gt=version.history_date)
-        .order_by("history_date", "history_id")
-        .first()
-    )
-    return None if following is None else following.history_date
-
-
-def _special_rows_at(configuration_id: int, until: Any) -> dict[str, Any]:
-    """Each special-hand row of a configuration as it was before ``until`` (None: now)."""
-    rows: dict[int, Any] = {}
-    records = SpecialHandSetting.history.filter(configuration_id=configuration_id)
-    if until is not None:
-        records = records.filter(history_date__lt=until)
-    for record in records.order_by("history_date", "history_id"):
-        rows[record.id] = record
-    return {r.special: r for r in rows.values() if r.history_type != "-"}
-
-
-def special_hands_diff(*, configuration_id: int, old: Any, new: Any) -> list[dict[str, Any]]:
-    """The special-hand rows' values that differ between the rows recorded before ``old``
-    and those recorded before ``new`` (None: now)."""
-    before, after = _special_rows_at(configuration_id, old), _special_rows_at(configuration_id, new)
-    out = []
-    for special in sorted(set(before) | set(after)):
-        a, b = before.get(special), after.get(special)
-        for field in _TRACKED:
-            va, vb = getattr(a, field, None), getattr(b, field, None)
-            if va != vb:
-                out.append(
-                    {
-                        "special": special,
-                        "name": labels.special_name(special),
-                        "field": field,
-                        "label": str(_TRACKED_LABELS[field]),
-                        "old": va,
-                        "new": vb,
-                        "by": getattr(b, "history_user", None),
-                    }
-                )
-    return out
-
-
-def _special_changes(object_id: str, limit: int = 300) -> list[dict[str, Any]]:
-    """The history of a configuration's special-hand rows, newest first, with what changed."""
-    try:
-        configuration_id = int(object_id)
-    except ValueError:
-        return []
-    records = list(
-        SpecialHandSetting.history.filter(configuration_id=configuration_id)
-        .select_related("history_user")
-        .order_by("history_date", "history_id")
-    )
-    previous: dict[int, Any] = {}
-    out = []
-    for record in records:
-        before = previous.get(record.id)
-        changes = [
-            (str(_TRACKED_LABELS[field]), getattr(before, field), getattr(record, field))
-            for field in _TRACKED
-            if before is not None and getattr(before, field) != getattr(record, field)
-        ]
-        previous[record.id] = record
-        out.append(
-            {
-                "record": record,
-                "name": labels.special_name(record.special),
-                "changes": changes,
-            }
-        )
-    out.reverse()
-    return out[:limit]
