@@ -55,7 +55,7 @@ from typing import Any
 import websockets
 from websockets.exceptions import InvalidHandshake, InvalidStatus
 
-from benchmarks.load import Lobby, Sessions, find_rules, open_table
+from benchmarks.seating import Lobby, Sessions, find_rules, open_table
 from benchmarks.table_client import LOBBY_PHASES, PLAY_PHASES, TableClient
 
 RULES_NAME = "Soak"
