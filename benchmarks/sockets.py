@@ -30,14 +30,10 @@ from typing import Any
 
 import websockets
 
-from benchmarks.load import (
+from benchmarks.seating import Sessions, bases, close_table, find_rules, open_table
+from benchmarks.server_usage import (
     PostgresBackends,
-    Sessions,
     Usage,
-    _bases,
-    close_table,
-    find_rules,
-    open_table,
     platform_database_url,
     server_processes,
 )
@@ -73,7 +69,7 @@ async def measure(
     sessions = Sessions(url, f"sk{time.time_ns()}", command_env=env)
     players = await sessions.get(tables * SEATS)
     rules = find_rules(url, players[0][1], rules_name)
-    origin, ws_base = _bases(url)
+    origin, ws_base = bases(url)
     groups = [players[i * SEATS : (i + 1) * SEATS] for i in range(tables)]
     rooms = [await open_table(ws_base, origin, g, rules, SEATS) for g in groups]
     seats = [(room, cookie) for room, g in zip(rooms, groups, strict=True) for _, cookie in g]

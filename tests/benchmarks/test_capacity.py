@@ -26,7 +26,7 @@ def test_a_ramp_step_says_its_p99_by_action_and_where_its_tail_was_sent() -> Non
         "p99 by action: ready=90 ready+deal=198 submitted=100 submitted+settled=108 ms; "
         "the slowest 1 %: 58 % of it sent in the 3 worst half-seconds (19 s, 13.5 s, 0 s)"
     )
-    # With how busy those half-seconds were (benchmarks.load's tail_windows "sent").
+    # With how busy those half-seconds were (benchmarks.load_result's tail_windows "sent").
     result["tail"] = {**result["tail"], "sent": [260, 231, 120], "mean_sent": 197.4}
     assert tail_summary(result).endswith(
         "worst half-seconds (19 s, 13.5 s, 0 s; they sent 260/231/120 samples, a mean "

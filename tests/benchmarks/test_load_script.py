@@ -16,17 +16,11 @@ from collections import namedtuple
 import pytest
 from django.core.management import call_command
 
-from benchmarks.load import (
-    StallProbe,
-    host_speed_ms,
-    next_ramp_step,
-    parse_args,
-    rounds_settled_between,
-    steal_share,
-    step_rounds,
-    tail_windows,
-    window_cpu,
-)
+from benchmarks.host_probes import StallProbe, host_speed_ms, steal_share
+from benchmarks.load import next_ramp_step, parse_args
+from benchmarks.load_result import rounds_settled_between, tail_windows
+from benchmarks.load_step import step_rounds
+from benchmarks.server_usage import window_cpu
 from benchmarks.table_client import LatencyTracker, TableClient, action_class
 from games.management.commands.load_test_rules import LOAD_TEST_RULES
 from games.models import RuleConfiguration

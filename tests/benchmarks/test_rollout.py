@@ -1,4 +1,4 @@
-"""The Monte-Carlo rollout player (benchmarks/rollout.py): candidates, exact scorer,
+"""The Monte-Carlo rollout player (benchmarks/rollout*.py): candidates, exact scorer,
 cross-fitting and a tiny end-to-end run. Figures are printed by the script, not asserted."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from benchmarks import rollout
+from benchmarks import rollout, rollout_candidates, rollout_player, rollout_water
 from games.rules.arrange import arrange
 from games.rules.cards import ALL_CARDS
 from games.rules.config import CHOICES, DEFAULT_CONFIG, RuleConfig
@@ -49,9 +49,9 @@ def test_pareto_set_holds_the_engine_best_or_a_split_dominating_it(
 ) -> None:
     config = replace(DEFAULT_CONFIG, a2345=a2345)
     hand = _hand(seed)
-    cand = rollout.candidates(hand, config, opponents)
+    cand = rollout_candidates.candidates(hand, config, opponents)
     best = arrange([ALL_CARDS[i] for i in hand], config, limit=1, opponents=opponents).best
-    best_keys = np.array(rollout.row_keys(best.arranged(), a2345))
+    best_keys = np.array(rollout_candidates.row_keys(best.arranged(), a2345))
     assert (cand.keys[0] == best_keys).all()
     front = cand.keys if cand.best_on_front else cand.keys[1:]
     assert _dominates(front, best_keys).any()
@@ -59,15 +59,15 @@ def test_pareto_set_holds_the_engine_best_or_a_split_dominating_it(
     for row in range(1, len(cand.keys)):
         arranged = cand.arranged(row)
         assert sorted(c.index for c in arranged.cards) == sorted(hand)
-        assert rollout.row_keys(arranged, a2345) == tuple(cand.keys[row].tolist())
+        assert rollout_candidates.row_keys(arranged, a2345) == tuple(cand.keys[row].tolist())
         check_foul(*(evaluate(row, a2345) for row in arranged.rows()))
 
 
 @pytest.mark.parametrize("seed", HAND_SEEDS)
 def test_no_candidate_is_dominated_by_any_foul_free_split(seed: int) -> None:
     config = DEFAULT_CONFIG
-    cand = rollout.candidates(_hand(seed), config, 3)
-    _, _, keys = rollout.split_keys(_hand(seed), config.a2345)
+    cand = rollout_candidates.candidates(_hand(seed), config, 3)
+    _, _, keys = rollout_candidates.split_keys(_hand(seed), config.a2345)
     front = cand.keys if cand.best_on_front else cand.keys[1:]
     # Distinct triples, none weakly below another candidate or any split of the hand.
     assert len(np.unique(front, axis=0)) == len(front)
@@ -88,15 +88,17 @@ def test_pareto_mask_matches_brute_force() -> None:
         keys = np.unique(rng.integers(0, int(rng.integers(2, 9)), size=(n, 3)), axis=0)
         ge = _dominates(keys[:, None, :], keys[None, :, :])
         np.fill_diagonal(ge, False)
-        assert (rollout.pareto_mask(keys) == ~ge.any(axis=0)).all()
+        assert (rollout_candidates.pareto_mask(keys) == ~ge.any(axis=0)).all()
 
 
 def test_pareto_reduction_is_exact_for_the_configurations_measured() -> None:
     for mode in CHOICES["gun_mode"]:
-        assert rollout.pareto_is_exact(rollout.make_config(mode))
-    assert not rollout.pareto_is_exact(replace(DEFAULT_CONFIG, home_run_water=1))
+        assert rollout_candidates.pareto_is_exact(rollout.make_config(mode))
+    assert not rollout_candidates.pareto_is_exact(replace(DEFAULT_CONFIG, home_run_water=1))
     bonus = dict(DEFAULT_CONFIG.row_bonus) | {"back.straight_flush": 0}
-    assert not rollout.pareto_is_exact(replace(DEFAULT_CONFIG, row_bonus=tuple(bonus.items())))
+    assert not rollout_candidates.pareto_is_exact(
+        replace(DEFAULT_CONFIG, row_bonus=tuple(bonus.items()))
+    )
 
 
 # -- the exact scorer ---------------------------------------------------------------------------
@@ -123,7 +125,7 @@ def test_table_water_equals_score_round_on_random_tables() -> None:
         deck = rng.permutation(52)
         arrangements = []
         for p in range(n):
-            cards, splits, keys = rollout.split_keys(
+            cards, splits, keys = rollout_candidates.split_keys(
                 [int(x) for x in deck[13 * p : 13 * p + 13]], config.a2345
             )
             if rng.random() < 0.5:  # strong splits, so that guns and home runs happen
@@ -134,11 +136,12 @@ def test_table_water_equals_score_round_on_random_tables() -> None:
         result = score_round([Seat(str(i), a) for i, a in enumerate(arrangements)], config)
         guns += sum(p.gun is not None for p in result.pairs)
         home_runs += result.home_run is not None
-        keys = np.array([rollout.row_keys(a, config.a2345) for a in arrangements])
+        keys = np.array([rollout_candidates.row_keys(a, config.a2345) for a in arrangements])
         for seat in range(n):
             others = np.delete(keys, seat, axis=0)[None]
             assert (
-                rollout.table_water(keys[seat][None], others, config)[0, 0] == (result.water[seat])
+                rollout_water.table_water(keys[seat][None], others, config)[0, 0]
+                == (result.water[seat])
             )
     assert guns > 50 and home_runs > 10
 
@@ -147,16 +150,17 @@ def test_table_water_equals_score_round_on_random_tables() -> None:
 def test_table_water_equals_score_round_for_every_candidate(gun_mode: str) -> None:
     config = rollout.make_config(gun_mode)
     hand = _hand(3)
-    cand = rollout.candidates(hand, config, 3)
-    samples = rollout.draw_samples(hand, config, 4, 3, np.random.default_rng(5))
-    opp = rollout.opponents_keys(samples, config)
-    water = rollout.table_water(cand.keys, opp, config)
+    cand = rollout_candidates.candidates(hand, config, 3)
+    samples = rollout_player.draw_samples(hand, config, 4, 3, np.random.default_rng(5))
+    opp = rollout_player.opponents_keys(samples, config)
+    water = rollout_water.table_water(cand.keys, opp, config)
     for t in range(len(samples)):
         opponents = [
-            rollout.engine_best([ALL_CARDS[i] for i in h], config, 3) for h in samples[t].tolist()
+            rollout_candidates.engine_best([ALL_CARDS[i] for i in h], config, 3)
+            for h in samples[t].tolist()
         ]
         for row in range(len(cand.keys)):
-            expected = rollout.score_with_engine([cand.arranged(row), *opponents], config)[0]
+            expected = rollout_water.score_with_engine([cand.arranged(row), *opponents], config)[0]
             assert water[t, row] == expected
 
 
@@ -165,7 +169,7 @@ def test_table_water_equals_score_round_for_every_candidate(gun_mode: str) -> No
 
 def test_samples_deal_only_unseen_cards() -> None:
     hand = _hand(1)
-    samples = rollout.draw_samples(hand, DEFAULT_CONFIG, 4, 20, np.random.default_rng(0))
+    samples = rollout_player.draw_samples(hand, DEFAULT_CONFIG, 4, 20, np.random.default_rng(0))
     assert samples.shape == (20, 3, 13)
     for sample in samples:
         cards = sample.reshape(-1).tolist()
@@ -176,7 +180,7 @@ def test_samples_deal_only_unseen_cards() -> None:
 
 def test_the_two_halves_are_disjoint_and_cover_every_sample() -> None:
     for s in (1, 5, 100):
-        a, b = rollout.halves(s)
+        a, b = rollout_player.halves(s)
         assert len(a) == len(b) == s
         assert not set(a.tolist()) & set(b.tolist())
         assert sorted([*a.tolist(), *b.tolist()]) == list(range(2 * s))
@@ -192,11 +196,11 @@ def test_cross_fit_scores_each_pick_on_the_other_half() -> None:
             [0, -4, 6],
         ]
     )
-    gain, pick_a, pick_b = rollout.cross_fit(water)
+    gain, pick_a, pick_b = rollout_player.cross_fit(water)
     assert (pick_a, pick_b) == (1, 2)
     assert gain == pytest.approx(((-4) + (-5)) / 2)  # held out: A's pick on B, B's pick on A
     # Exact ties go to the engine's best (row 0).
-    assert rollout.cross_fit(np.zeros((4, 3), dtype=np.int64))[1:] == (0, 0)
+    assert rollout_player.cross_fit(np.zeros((4, 3), dtype=np.int64))[1:] == (0, 0)
 
 
 def test_a_fixed_seed_gives_the_same_output_twice() -> None:

@@ -13,7 +13,8 @@ import sys
 import pytest
 from django.core.management import CommandError, call_command
 
-from benchmarks.soak import CLOCKS, FAULTS
+from benchmarks.soak import CLOCKS
+from benchmarks.soak_faults import FAULTS
 from games.models import RuleConfiguration
 from tests.games.table_helpers import default_rules
 from tests.live_server import ROOT, LivePlatform
