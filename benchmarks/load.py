@@ -30,11 +30,7 @@ import uvloop
 from benchmarks.load_result import RAMP_HEADER, Result, ramp_row
 from benchmarks.load_step import run_step
 
-# Lobby and open_table are re-exported: the live, cluster and security tests seat players
-# with them from here.
-from benchmarks.seating import Lobby as Lobby
 from benchmarks.seating import Sessions, find_rules
-from benchmarks.seating import open_table as open_table
 from benchmarks.server_usage import platform_database_url, server_processes
 from benchmarks.vacuum import AutovacuumStandIn
 

@@ -28,7 +28,7 @@ import websockets
 from django.core.management import call_command
 
 from accounts.selectors import ledger_audit
-from benchmarks.load import open_table
+from benchmarks.seating import open_table
 from benchmarks.table_client import PLAY_PHASES, TableClient, cookie_header
 from games.models import Round, RoundPlayer, Table
 from tests.games.table_helpers import make_player, total_coins

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from benchmarks.load import open_table
+from benchmarks.seating import open_table
 from benchmarks.table_client import PLAY_PHASES, TableClient
 from games.models import Round, RoundPlayer, Table
 from tests.games.table_helpers import fast_rules, make_player, total_coins

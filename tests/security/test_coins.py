@@ -21,7 +21,7 @@ from accounts.economy import economy_settings
 from accounts.models import CollusionFlag, User
 from accounts.selectors import wallet_balance
 from accounts.services import wallet_admin_adjust
-from benchmarks.load import open_table
+from benchmarks.seating import open_table
 from benchmarks.table_client import TableClient, cookie_header
 from games.management.commands.load_test_rules import LOAD_TEST_RULES
 from games.models import Table

@@ -15,7 +15,7 @@ from typing import Any
 
 import websockets
 
-from benchmarks.load import Lobby
+from benchmarks.seating import Lobby
 from benchmarks.table_client import cookie_header
 from games.models import Table
 from tests.games.table_helpers import fast_rules, make_player
