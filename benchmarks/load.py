@@ -29,7 +29,6 @@ import uvloop
 
 from benchmarks.load_result import RAMP_HEADER, Result, ramp_row
 from benchmarks.load_step import run_step
-
 from benchmarks.seating import Sessions, find_rules
 from benchmarks.server_usage import platform_database_url, server_processes
 from benchmarks.vacuum import AutovacuumStandIn
