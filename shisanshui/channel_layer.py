@@ -5,7 +5,7 @@ under one ``asyncio.Lock`` per Redis server, a PUBLISH holding it for its whole 
 Under load each turn of the lock waits for an iteration of a busy event loop: when 128
 players' table sockets connected to one process in the same second, their subscriptions
 (three each) took up to a second, and a command's broadcast waited behind them and behind
-every other command's PUBLISH (docs/load-and-faults.md, "Eighth pass").
+every other command's PUBLISH (docs/load-and-faults.md, "Design choices that hold").
 
 :class:`BatchedPubSubChannelLayer` is the same layer (same channel names, same wire format,
 interchangeable with the original on other processes) whose shard connections keep a queue

@@ -7,7 +7,7 @@ on an event loop it makes when its server module is imported; this module makes 
 uvloop one first (libuv, in C). Everything on the loop gets cheaper: the sockets' reads and
 writes, the channel layer's and the rate limits' Redis connections, every callback and timer.
 Measured in paired runs (``python -m benchmarks.compare``): a few per cent less of daphne's CPU
-per round (docs/load-and-faults.md, "Tenth pass").
+per round (docs/load-and-faults.md, "Design choices that hold").
 """
 
 from __future__ import annotations

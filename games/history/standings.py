@@ -178,11 +178,9 @@ def _add(period: str, by_user: dict[int, dict[str, int]], now: datetime) -> None
 # The figures of ``_figures`` in one statement, on PostgreSQL: the rounds not yet counted are
 # marked counted, their results read by the server (a round player's guns and shots from its
 # round's pairs), and their sums added to the rows (made when missing) in the same statement.
-# In Python the job built a model and parsed a result per round player: 14 s of the worker's
-# CPU for 16,000 rounds, every STANDINGS_SECONDS, a core taken from the live tables; reading the
-# whole history on every run still grew without bound (docs/load-and-faults.md, "Fourteenth
-# pass" and "Fifteenth pass"). A JSON value counts as Python's truth does (``null``, ``false``,
-# ``""`` and ``0`` are not a gun).
+# Doing it in Python cost the worker about 14 s of CPU per 16,000 rounds on every run, a core
+# taken from the live tables (docs/load-and-faults.md, "Design choices that hold"). A JSON
+# value counts as Python's truth does (``null``, ``false``, ``""`` and ``0`` are not a gun).
 _COLUMNS = ", ".join(_empty())  # the figures' columns, in the order they are summed
 _FIGURES = ", ".join(f"sum({name})::bigint AS {name}" for name in _empty())
 _ADDED = ", ".join(f"{name} = s.{name} + EXCLUDED.{name}" for name in _empty())
