@@ -42,8 +42,9 @@ def history(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def replay(request: HttpRequest, round_id: int) -> HttpResponse:
-    """A settled round step by step, drawn as the table showed it (games.history.replay): the deal,
-    the arrangements, the comparison row by row, guns, specials and the settlement.
+    """A settled round step by step, drawn by the table's own reducer and views from the
+    round's public events (games.history.replay): the deal, the arranging, the comparison row
+    by row, guns, specials and the settlement.
 
     Only its players and staff allowed to view rounds may open it; anyone else gets a 404, so
     the page does not tell which rounds exist. A round in play is replayed to nobody (403 with
@@ -60,7 +61,7 @@ def replay(request: HttpRequest, round_id: int) -> HttpResponse:
     if round_in_play(round_):
         context = {"round": round_, "position": position, "in_play": True}
         return render(request, "games/replay.html", context, status=403)
-    data = {**round_replay_data(round_=round_, viewer=position), "names": _hand_names()}
+    data = {**round_replay_data(round_=round_, viewer=position), **_hand_names()}
     return render(
         request,
         "games/replay.html",
@@ -69,7 +70,8 @@ def replay(request: HttpRequest, round_id: int) -> HttpResponse:
 
 
 def _hand_names() -> dict[str, dict[str, dict[str, str]]]:
-    """The Chinese and English names of the special hands and row categories."""
+    """The Chinese and English names of the special hands and row categories, as the table
+    page's config gives them to its views."""
     return {
         "specials": {s.id: {"zh": s.zh, "en": s.en} for s in SPECIAL_INFO},
         "categories": {c.id: {"zh": zh, "en": CATEGORY_EN[c.id]} for c, zh in CATEGORY_ZH.items()},

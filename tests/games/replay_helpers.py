@@ -18,7 +18,7 @@ Two rounds of the default rules (RULES.md §7.2, §7.3), one hand per seat in se
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pytest
@@ -30,6 +30,7 @@ from games.rules.cards import DECK, Card, parse_cards
 from games.table.deck import deal_order
 from games.table.state import Phase
 from lobby import services as lobby_services
+from lobby.models import Room
 from tests.games.table_helpers import (
     default_rules,
     make_player,
@@ -92,10 +93,12 @@ def play_rigged_round(
     *,
     room_name: str | None = None,
     settle: bool = True,
+    while_arranging: Callable[[Room, dict[str, User]], object] | None = None,
 ) -> tuple[Round, dict[str, User]]:
     """Sign up one player per name (seated in that order), deal them ``hands``, play them as
     the hands say and settle: the round, settled, and the players by name. ``settle=False``
-    stops once the cards are dealt: the round is in play."""
+    stops once the cards are dealt: the round is in play. ``while_arranging(room, users)``
+    runs once the special hands are answered, before any hand is submitted."""
     clock = {"now": time.time()}
     monkeypatch.setattr(table_services, "_now", lambda: clock["now"])
     monkeypatch.setattr(table_services, "_send", lambda table_id, messages: None)
@@ -135,6 +138,8 @@ def play_rigged_round(
             )
         else:
             assert not hands[name].special, f"{name}'s hand makes no special"
+    if while_arranging is not None:
+        while_arranging(room, users)
     for name, user in users.items():
         hand = hands[name]
         if not hand.special:

@@ -1,11 +1,13 @@
 """The replay of a settled round (games.history.replay, the view games:round_replay) and the links
-to
-the hand history.
+to the hand history.
 
-Rounds are played through the table services with chosen hands (tests/games/replay_helpers.py):
-guns (打枪), a run-over (辗过), a declared special (六对半) and a home run (全垒打) are named as
-RULES.md §7.2–7.3 say, row by row water adds up to the stored pair results, and only the
-round's players and staff may open a replay, never before the settlement.
+Rounds are played through the table services with chosen hands (tests/games/replay_helpers.py).
+The replay is the round's public events — what a spectator's socket was sent from the round's
+start to its settlement — after a spectator's snapshot of the table before the round: the
+reveals row by row, guns (打枪), a run-over (辗过), a declared special (六对半) and a home run
+(全垒打) as RULES.md §7.2–7.3 say, and the stored result. Nothing private (a hand as dealt, a
+draft), no chat, no salt or deck is in it; only the round's players and staff may open it,
+never before the settlement.
 """
 
 from __future__ import annotations
@@ -22,13 +24,18 @@ from django.urls import reverse
 
 from accounts.models import User
 from games.history import audit
-from games.history.replay import round_replay_data
+from games.history.replay import round_log, round_replay_data
 from games.history.selectors import rounds_hidden_until_settled
+from games.live import services as table_services
 from games.models import Round
+from games.rules.config import RuleConfig
+from games.table.perspective import events_for
+from lobby.models import Room
 from tests.games.replay_helpers import (
     ALICE,
     BOB,
     CAROL,
+    DAVE,
     GUNS_AND_SPECIAL,
     HOME_RUN,
     play_rigged_round,
@@ -39,6 +46,9 @@ from tests.games.table_helpers import make_player
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parents[2]
+PRIVATE = {"hand", "special_chosen", "arrangement", "draft_saved"}
+DRAFT = {"note": "a-draft-nobody-else-sees"}
+CHAT = "a-word-at-the-table"
 
 
 def logged_in(user: User) -> Client:
@@ -62,148 +72,148 @@ def data_for(round_: Round, viewer: int | None) -> dict[str, Any]:
     return round_replay_data(round_=rounds_hidden_until_settled().get(pk=round_.pk), viewer=viewer)
 
 
-def step_names(data: dict[str, Any]) -> list[str]:
-    return [s["row"] if s["kind"] == "row" else s["kind"] for s in data["steps"]]
+def of_type(data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [e["payload"] for e in data["events"] if e["type"] == kind]
+
+
+def draft_and_chat(room: Room, users: dict[str, User]) -> None:
+    """Bob saves a draft (private) and Alice says something (public), while hands are arranged."""
+    table_services.table_save_draft(user=users["bob"], room=room, draft=DRAFT)
+    table_services.table_chat(user=users["alice"], room=room, kind="text", value=CHAT)
 
 
 @pytest.fixture
 def four(monkeypatch: pytest.MonkeyPatch) -> tuple[Round, dict[str, User]]:
-    return play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
+    return play_rigged_round(monkeypatch, GUNS_AND_SPECIAL, while_arranging=draft_and_chat)
 
 
-# -- the data: steps, rows, guns, specials, settlement -------------------------------------------
+# -- the data: a snapshot before the round, then the round's public events ---------------------
 
 
-def test_7_2_guns_a_run_over_and_a_special_are_named_and_the_rows_add_up(
+def test_the_replay_is_what_a_spectator_was_sent_from_the_round_start_to_its_settlement(
+    four: tuple[Round, dict[str, User]],
+) -> None:
+    round_, users = four
+    seat = positions(round_)
+    data = data_for(round_, seat["alice"])
+    assert (data["viewer"], data["player_id"]) == (seat["alice"], str(users["alice"].pk))
+    assert data["names"] == {str(p): name for name, p in seat.items()}
+    assert data["capacity"] == 4
+
+    # The events: the stored log of the round as a spectator's socket got it, in order, but
+    # the chat, and the settlement without its deck and salt.
+    log = round_log(round_=round_)
+    assert log[0].type == "round_start" and log[0].payload["round_no"] == round_.number
+    assert (log[-1].type, log[-1].payload["phase"]) == ("phase", "settled")
+    public = [e.message() for e in events_for(log, None) if e.type != "chat"]
+    for event in public:
+        if event["type"] == "settled":
+            del event["payload"]["deck"], event["payload"]["salt"]
+    assert data["events"] == public
+    types = [e["type"] for e in data["events"]]
+    assert {e.type for e in log} >= PRIVATE  # the log holds them; the replay does not
+    assert PRIVATE.isdisjoint(types) and "chat" not in types and "chat" in {e.type for e in log}
+    assert types.index("deal") < types.index("settled") < len(types) - 1
+    assert of_type(data, "settled")[0]["commitment"] == round_.commitment
+
+    # The snapshot: the table just before the round, its players seated and ready.
+    snapshot = data["snapshot"]
+    assert snapshot["version"] == data["events"][0]["version"] - 1
+    assert (snapshot["phase"], snapshot["round_no"], snapshot["capacity"]) == ("waiting", 0, 4)
+    assert [(s["position"], s["player"], s["ready"]) for s in snapshot["seats"]] == sorted(
+        (p, str(users[name].pk), True) for name, p in seat.items()
+    )
+    assert snapshot["you"] is None and snapshot["deck"] is None and snapshot["salt"] is None
+    assert RuleConfig.from_dict(snapshot["config"]) == RuleConfig.from_dict(round_.config)
+
+
+def test_7_2_guns_a_run_over_and_a_special_are_revealed_as_the_table_played_them(
     four: tuple[Round, dict[str, User]],
 ) -> None:
     round_, _users = four
     seat = positions(round_)
-    data = data_for(round_, seat["alice"])
-    assert step_names(data) == [
-        "deal",
-        "arrange",
-        "front",
-        "middle",
-        "back",
-        "guns",
-        "specials",
-        "settle",
-    ]
-    players = {p["name"]: p for p in data["players"]}
-    assert [p["position"] for p in data["players"]] == sorted(seat.values())
-    assert players["alice"]["you"] and not any(players[n]["you"] for n in ("bob", "carol", "dave"))
-    # The deal: every player's 13 cards (the settlement revealed the deck to the table).
-    assert sorted(players["bob"]["cards"]) == sorted(BOB.dealt())
-    assert sorted(players["carol"]["cards"]) == sorted(CAROL.dealt())
-    # The arrangements, with each row's hand; the special is not arranged.
-    alice_rows = players["alice"]["rows"]
-    assert {r: sorted(alice_rows[r]["cards"]) for r in alice_rows} == {
-        "front": sorted(ALICE.front.split()),
-        "middle": sorted(ALICE.middle.split()),
-        "back": sorted(ALICE.back.split()),
-    }
-    assert {r: alice_rows[r]["category"] for r in alice_rows} == {
+    by_name = {v: k for k, v in seat.items()}
+    data = data_for(round_, None)
+    assert (data["viewer"], data["player_id"]) == (None, None)
+
+    # Each arranged hand revealed row by row, with its hand's category; the special apart.
+    shown: dict[str, dict[str, Any]] = {}
+    for reveal in of_type(data, "reveal"):
+        for hand in reveal["hands"]:
+            shown.setdefault(by_name[hand["position"]], {})[reveal["row"]] = hand
+    for name, hand in (("alice", ALICE), ("bob", BOB), ("dave", DAVE)):
+        rows = {r: sorted(shown[name][r]["cards"]) for r in ("front", "middle", "back")}
+        assert rows == {
+            "front": sorted(hand.front.split()),
+            "middle": sorted(hand.middle.split()),
+            "back": sorted(hand.back.split()),
+        }
+    assert {r: shown["alice"][r]["category"] for r in shown["alice"]} == {
         "front": "pair",
         "middle": "full_house",
         "back": "quads",
     }
-    assert players["carol"]["rows"] is None
-    assert players["carol"]["special"] == "six_pairs" and players["carol"]["special_water"] == 4
+    assert "carol" not in shown
+    (six_pairs,) = of_type(data, "reveal_special")
+    assert by_name[six_pairs["position"]] == "carol" and six_pairs["special"] == "six_pairs"
+    assert sorted(six_pairs["cards"]) == sorted(CAROL.dealt()) and six_pairs["water"] == 4
 
-    # Row by row: who beat whom and the water, row bonuses included (RULES.md §7.1).
-    by_name = {v: k for k, v in seat.items()}
-    rows = {s["row"]: s for s in data["steps"] if s["kind"] == "row"}
-    water = {r: {by_name[w["position"]]: w["water"] for w in s["water"]} for r, s in rows.items()}
+    # Row by row, each seat's water, row bonuses included (RULES.md §7.1).
+    water = {
+        r["row"]: {by_name[w["position"]]: w["water"] for w in r["water"]}
+        for r in of_type(data, "row_result")
+    }
     assert water == {
         "front": {"alice": 1, "bob": -2, "dave": 1},
         "middle": {"alice": 4, "bob": -3, "dave": -1},  # alice's full house: +1 bonus
         "back": {"alice": 8, "bob": -5, "dave": -3},  # alice's quads: +3 bonus
     }
-    front = {(by_name[d["a"]], by_name[d["b"]]): d for d in rows["front"]["duels"]}
-    assert front[tuple(sorted(("alice", "dave"), key=seat.get))]["winner"] is None  # tie
-    duel = front[tuple(sorted(("bob", "dave"), key=seat.get))]
-    assert (by_name[duel["winner"]], by_name[duel["loser"]], duel["water"]) == ("dave", "bob", 1)
-    back = {frozenset((by_name[d["a"]], by_name[d["b"]])): d for d in rows["back"]["duels"]}
-    assert back[frozenset(("alice", "bob"))]["water"] == 4
-    assert back[frozenset(("alice", "bob"))]["bonus"] == 3
-
     # Guns: a gun wins all three rows, a run-over wins with a tied row (§7.2); no home run.
-    (guns,) = [s for s in data["steps"] if s["kind"] == "guns"]
-    assert guns["home_run"] is None
     assert sorted(
-        (by_name[g["shooter"]], by_name[g["target"]], g["kind"], g["home_run"], g["water"])
-        for g in guns["guns"]
+        (by_name[g["shooter"]], by_name[g["target"]], g["kind"], g["run_over"], g["water"])
+        for g in of_type(data, "gun")
     ) == [
         ("alice", "bob", "gun", False, 3),
-        ("alice", "dave", "run_over", False, 3),
+        ("alice", "dave", "gun", True, 3),
         ("dave", "bob", "gun", False, 3),
     ]
-    # The special wins its water from every normal player (§7.3).
-    (specials,) = [s for s in data["steps"] if s["kind"] == "specials"]
-    (six_pairs,) = specials["specials"]
-    assert by_name[six_pairs["position"]] == "carol" and six_pairs["special"] == "six_pairs"
-    assert {by_name[a["position"]]: a["water"] for a in six_pairs["against"]} == {
-        "alice": 4,
-        "bob": 4,
-        "dave": 4,
-    }
+    assert of_type(data, "home_run") == []
 
-    # The settlement is the stored one, and the rows add up to each pair's row water.
+    # The settlement is the stored one.
+    (settled,) = of_type(data, "settled")
+    players = {by_name[p["position"]]: p for p in settled["result"]["players"]}
     assert {n: p["water"] for n, p in players.items()} == {
         "alice": 15,
         "bob": -20,
         "carol": 12,
         "dave": -7,
     }
-    stored = {p.user.username: p for p in round_.players.select_related("user")}
-    assert {n: p["delta"] for n, p in players.items()} == {n: p.delta for n, p in stored.items()}
-    assert {n: p["delta"] for n, p in players.items()} == {
-        "alice": 150,
-        "bob": -200,
-        "carol": 120,
-        "dave": -70,
-    }
-    pairs = data["settlement"]["pairs"]
-    assert len(pairs) == 6
-    for pair in pairs:
-        if pair["rows"] is None:
-            assert pair["special_water"] != 0
-            continue
-        from_a = 0
-        for step in rows.values():
-            (duel,) = [d for d in step["duels"] if {d["a"], d["b"]} == {pair["a"], pair["b"]}]
-            if duel["winner"] is not None:
-                from_a += duel["water"] if duel["winner"] == pair["a"] else -duel["water"]
-        assert from_a == pair["row_water"] + pair["bonus_water"], pair
-    run_over = [p for p in pairs if p["run_over"]]
-    assert [(by_name[p["shooter"]], p["gun"]) for p in run_over] == [("alice", "gun")]
+    stored = {p.user.username: p.delta for p in round_.players.select_related("user")}
+    assert {n: p["delta"] for n, p in players.items()} == stored
+    assert settled["result"] == round_.result
 
 
 def test_7_2_a_home_run_counts_the_run_over_as_a_gun(monkeypatch: pytest.MonkeyPatch) -> None:
     round_, _users = play_rigged_round(monkeypatch, HOME_RUN)
-    seat = positions(round_)
-    by_name = {v: k for k, v in seat.items()}
+    by_name = {v: k for k, v in positions(round_).items()}
     data = data_for(round_, None)
-    assert step_names(data) == ["deal", "arrange", "front", "middle", "back", "guns", "settle"]
-    (guns,) = [s for s in data["steps"] if s["kind"] == "guns"]
-    assert by_name[guns["home_run"]] == "alice"
     assert sorted(
-        (by_name[g["shooter"]], by_name[g["target"]], g["kind"], g["home_run"], g["water"])
-        for g in guns["guns"]
+        (by_name[g["shooter"]], by_name[g["target"]], g["kind"], g["run_over"], g["water"])
+        for g in of_type(data, "gun")
     ) == [
-        ("alice", "bob", "gun", True, 12),
-        ("alice", "dave", "run_over", True, 12),
+        ("alice", "bob", "home_run", False, 12),
+        ("alice", "dave", "home_run", True, 12),
         ("dave", "bob", "gun", False, 3),
     ]
-    assert data["settlement"]["home_run"] == seat["alice"]
-    assert {by_name[p["position"]]: p["water"] for p in data["players"]} == {
+    ((home_run,),) = [of_type(data, "home_run")]
+    assert by_name[home_run["shooter"]] == "alice"
+    assert of_type(data, "reveal_special") == []
+    (settled,) = of_type(data, "settled")
+    assert {by_name[p["position"]]: p["water"] for p in settled["result"]["players"]} == {
         "alice": 37,
         "bob": -25,
         "dave": -12,
     }
-    assert not any(p["you"] for p in data["players"])
-    assert data["viewer"] is None
 
 
 def test_the_replay_of_a_round_in_play_is_refused_by_the_selector(
@@ -217,33 +227,44 @@ def test_the_replay_of_a_round_in_play_is_refused_by_the_selector(
 # -- the page: who may open it -------------------------------------------------------------------
 
 
-def test_the_players_see_the_round_drawn_from_the_data_and_nothing_secret(
+def test_the_players_see_the_round_drawn_by_the_table_and_nothing_secret(
     four: tuple[Round, dict[str, User]], django_assert_max_num_queries: Any
 ) -> None:
     round_, users = four
     seat = positions(round_)
-    for name in ("alice", "carol"):
+    for name in ("alice", "bob", "carol"):
         client = logged_in(users[name])
-        # The session, the user, the round, its players with their users, the header's balance.
+        # The session, the user, the round, its players with their users, the round's events,
+        # the header's balance.
         with django_assert_max_num_queries(6):
             response = client.get(replay_url(round_))
         assert response.status_code == 200
         html = response.content.decode()
         data = page_data(html)
         assert data["viewer"] == seat[name] == response.context["replay"]["viewer"]
-        assert data["names"]["specials"]["six_pairs"] == {"zh": "六对半", "en": "Six pairs"}
-        assert data["names"]["categories"]["quads"] == {"zh": "铁支", "en": "Quads"}
-        assets = ("games/cards.js", "games/replay.js", "games/replay.css", "games/cards.css")
-        for script in ("/jsi18n/", *assets):
-            assert script in html, script
+        assert data["player_id"] == str(users[name].pk)
+        assert data["specials"]["six_pairs"] == {"zh": "六对半", "en": "Six pairs"}
+        assert data["categories"]["quads"] == {"zh": "铁支", "en": "Quads"}
+        # The table's styles and cards; the replay's module imports the table's reducer and views.
+        assets = ("games/table.css", "games/cards.js", "games/cards.css", "games/replay.css")
+        for asset in ("/jsi18n/", *assets):
+            assert asset in html, asset
+        assert re.search(r'<script type="module" src="[^"]*games/replay\.js"', html)
+        assert 'id="seats"' in html and 'data-testid="settlement-panel"' in html
         assert 'data-testid="replay-step"' in html and 'data-testid="replay-next"' in html
         assert f"You played seat {seat[name] + 1}." in html
-        # Nothing of what the table never showed: no salt, no deck, no balances, no JSON dump.
+        # Nothing the table did not show everyone: no dealt hand, draft, suggestion or chat,
+        # no salt, no deck, no balances.
         round_.refresh_from_db()
         assert round_.salt not in html and round_.deck not in html
         assert {"deck", "salt", "balances", "commitment"}.isdisjoint(data["round"])
-        assert "balances" not in json.dumps(data) and "suggestions" not in json.dumps(data)
-        assert "<pre>" not in html
+        text = json.dumps(data, ensure_ascii=False)
+        assert DRAFT["note"] not in html and CHAT not in html
+        for word in ("balances", "suggestions", "draft"):
+            assert word not in text, word
+        assert PRIVATE.isdisjoint(e["type"] for e in data["events"])
+        (settled,) = of_type(data, "settled")
+        assert {"deck", "salt"}.isdisjoint(settled) and data["snapshot"]["salt"] is None
 
 
 def test_only_the_rounds_players_and_staff_open_a_replay(
@@ -296,7 +317,7 @@ def test_every_string_of_the_replay_script_is_translated() -> None:
     po = ROOT / "games/locale/zh_Hans/LC_MESSAGES/djangojs.po"
     entry = r'msgid "((?:[^"\\]|\\.)*)"\nmsgstr "(?:[^"\\]|\\.)+"'
     translated = set(re.findall(entry, po.read_text()))
-    assert len(wanted) > 40, "no strings found"
+    assert len(wanted) > 15, "no strings found"
     assert wanted - translated == set()
 
 

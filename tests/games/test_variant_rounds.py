@@ -209,11 +209,14 @@ async def play_round(
     report = await verify(round_)
     assert report.mismatches == [] and report.commitment_ok is True
     shown = await replay(round_)
-    assert len(shown["players"]) == len(users)
-    for seat in shown["players"]:  # the replay shows the set-aside cards and the jokers' values
-        assert len(seat["unused"]) == (3 if config.spare_cards else 0)
-        for row in (seat["rows"] or {}).values():
-            assert ("jokers" in row) == any(c in ("RJ", "BJ") for c in row["cards"])
+    assert len(shown["snapshot"]["seats"]) == len(users)
+    # The replay reveals the set-aside cards and the jokers' values, as the table did.
+    events = [(e["type"], e["payload"]) for e in shown["events"]]
+    aside = [h["cards"] for kind, p in events if kind == "reveal_unused" for h in p["hands"]]
+    aside += [p["unused"] for kind, p in events if kind == "reveal_special" and "unused" in p]
+    assert [len(cards) for cards in aside] == ([3] * len(users) if config.spare_cards else [])
+    for row in (h for kind, p in events if kind == "reveal" for h in p["hands"]):
+        assert ("jokers" in row) == any(c in ("RJ", "BJ") for c in row["cards"])
     return config, room, users, socks, hands
 
 

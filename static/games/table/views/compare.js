@@ -48,11 +48,11 @@ export function renderCenter(ctx, view) {
   // A duplicate match's table (games.live.duplicate): it deals and reveals with the match's others.
   const match = table.match;
   const matchOver = Boolean(lastRoundPlayed(state));
-  const readyBox = $("ready-box");
-  readyBox.hidden = closed || !lobbyPhase || !seat || seat.ready || matchOver;
+  const readyBox = $("ready-box"); // none on a read-only page (a replay)
+  if (readyBox) readyBox.hidden = closed || !lobbyPhase || !seat || seat.ready || matchOver;
   let status = "";
   const others = Object.values(table.seats).filter((s) => s.position !== state.me);
-  if (closed) status = "";
+  if (closed || ctx.readOnly) status = "";
   else if (ctx.cfg.spectator) status = _("You are watching this table.");
   else if (lobbyPhase) {
     if (!seat) status = "";

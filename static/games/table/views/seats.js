@@ -35,7 +35,7 @@ export function setAside(cards, position) {
   return line;
 }
 
-// ctx: {cfg, state, words, ui, view (compareAt now), dealElapsed()}
+// ctx: {cfg, state, words, ui, view (compareAt now), dealElapsed(), readOnly}
 export function renderSeats(ctx, view) {
   const state = ctx.state;
   const table = state.table;
@@ -92,8 +92,10 @@ export function renderSeats(ctx, view) {
       delta.title = fmt(_("%(water)s water"), { water: signed(player.water) });
       node.append(delta);
     }
-    if (position === ME) node.append(el("div", "seat-balance", number(ctx.ui.balance)));
-    if (position !== ME) node.append(seatCards(ctx, view, position, seat));
+    // Read-only (a replay): no wallet, and no hand of one's own to arrange below the felt, so
+    // one's seat shows what everyone saw of it.
+    if (position === ME && !ctx.readOnly) node.append(el("div", "seat-balance", number(ctx.ui.balance)));
+    if (position !== ME || ctx.readOnly) node.append(seatCards(ctx, view, position, seat));
     else if (state.you.special_choice === true && state.you.hand) node.append(mySpecial(ctx));
     box.append(node);
   }

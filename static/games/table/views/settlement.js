@@ -30,7 +30,8 @@ function handLine(view, position, unused) {
 // A settlement transfer's kind (games/rules/settlement.py) in words.
 const TRANSFER_KINDS = { settlement: _("settlement"), cover: _("escaper covers a loss") };
 
-// ctx.ui.settlementSeen: the round whose settlement the player has seen.
+// ctx.ui.settlementSeen: the round whose settlement the player has seen; ctx.readOnly: a
+// replay's page (no Ready, no dialog to close).
 export function renderSettlement(ctx) {
   const state = ctx.state;
   const table = state.table;
@@ -38,20 +39,22 @@ export function renderSettlement(ctx) {
   const { nameOf, specialName } = ctx.words;
   const overlay = $("settlement-overlay");
   const result = table.result;
-  const show =
-    (playedIn(result, state.playerId) || (ctx.cfg.spectator && Boolean(result))) &&
-    ctx.ui.settlementSeen < table.round_no &&
-    ["settled", "waiting"].includes(table.phase);
+  // Read-only (a replay), the settlement is shown once the round has one, and stays.
+  const show = ctx.readOnly
+    ? Boolean(result)
+    : (playedIn(result, state.playerId) || (ctx.cfg.spectator && Boolean(result))) &&
+      ctx.ui.settlementSeen < table.round_no &&
+      ["settled", "waiting"].includes(table.phase);
   overlay.hidden = !show;
-  const readyBox = $("ready-box");
+  const readyBox = $("ready-box"); // none on a read-only page
   const home = $("center");
   const inDialog = overlay.querySelector(".dialog-actions");
-  if (show && readyBox.parentNode !== inDialog) inDialog.prepend(readyBox);
-  if (!show && readyBox.parentNode !== home) home.insertBefore(readyBox, $("compare-panel"));
+  if (readyBox && show && readyBox.parentNode !== inDialog) inDialog.prepend(readyBox);
+  if (readyBox && !show && readyBox.parentNode !== home) home.insertBefore(readyBox, $("compare-panel"));
   if (!show) return;
   // The review box belongs to one round: a new settlement starts without it.
-  const reviewBox = $("review-box");
-  if (reviewBox.dataset.round !== String(table.round_no)) {
+  const reviewBox = $("review-box"); // none on a replay opened by staff
+  if (reviewBox && reviewBox.dataset.round !== String(table.round_no)) {
     reviewBox.hidden = true;
     reviewBox.textContent = "";
     delete reviewBox.dataset.round;
