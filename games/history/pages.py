@@ -30,7 +30,6 @@ from shisanshui.ratelimit import rate_limit_hit
 MATCH_PAGES = "games.match_page"  # settings.RATE_LIMITS
 
 
-# The table's sound effects (static/games/sounds, made by scripts/make-sounds.py).
 @login_required
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
