@@ -438,7 +438,7 @@ def _entries_url(user: User) -> str | None:
 
 @admin.register(CollusionFlag)
 class CollusionFlagAdmin(admin.ModelAdmin):
-    """The collusion report: written by the hourly scan (accounts.collusion), reviewed by
+    """The collusion report: written by the hourly scan (games.history.collusion), reviewed by
     support, who may change only the status and the note (recorded with their name)."""
 
     list_display = (

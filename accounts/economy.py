@@ -12,6 +12,7 @@ times per UTC date, and sign-ups are counted per address per UTC date.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
@@ -92,11 +93,21 @@ def reliefs_claimed(*, user: User, day: date) -> int:
     ).count()
 
 
-def in_unsettled_round(*, user: User) -> bool:
-    """Whether the player takes part in a round that has been dealt and not yet settled."""
-    from games.models import RoundPlayer  # games imports accounts
+# Who is playing a round now is the games app's to say, and games sits above accounts: it
+# registers the question when it starts (`games.apps`), so accounts imports nothing of it.
+_round_checks: list[Callable[[User], bool]] = []
 
-    return RoundPlayer.objects.filter(user=user, round__settled_at__isnull=True).exists()
+
+def in_round_check_register(check: Callable[[User], bool]) -> None:
+    """Have `in_unsettled_round` ask ``check(user)`` too (registering it again changes nothing)."""
+    if check not in _round_checks:
+        _round_checks.append(check)
+
+
+def in_unsettled_round(*, user: User) -> bool:
+    """Whether the player takes part in a round that has been dealt and not yet settled, as the
+    registered checks say (`relief_refusal` refuses relief then: `in_round`)."""
+    return any(check(user) for check in _round_checks)
 
 
 def daily_bonus_refusal(

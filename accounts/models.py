@@ -456,7 +456,7 @@ class CollusionStatus(models.TextChoices):
 class CollusionFlag(models.Model):
     """A pair of players whose shared rounds moved coins one way: `loser` -> `winner`.
 
-    Written by `accounts.collusion.collusion_scan` (hourly) and updated in place each time the
+    Written by `games.history.collusion.collusion_scan` (hourly) and updated in place each time the
     pair is found again; the numbers describe the scan's window (the last `collusion_days`).
     `flow` is the net coins from loser to winner in their shared settled rounds, `losses` all
     the coins the loser paid in those rounds, `share_percent` = flow / losses. Support sets

@@ -9,7 +9,10 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         # The table's timers and the bots' tasks are scheduled by games.live.tasks, which listens
         # to the table services' signals.
+        from accounts.economy import in_round_check_register
+        from games.history.selectors import player_in_unsettled_round
         from games.live import duplicate, tasks
 
         tasks.connect()
         duplicate.connect()  # a duplicate match's tables move together
+        in_round_check_register(player_in_unsettled_round)  # no relief grant during a round

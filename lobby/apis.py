@@ -1,26 +1,24 @@
 """The HTTP API of the lobby, under /api/lobby/: list rooms, create, join, quick-join, leave, close.
 
 Browsers authenticate with their session (and its CSRF token), scripts with
-"Authorization: Token <key>". Every refusal answers {"error": {"code": ..., "message": ...}}
-with 400 (bad input), 403 (not allowed), 404 (no such room) or 409 (the room's or the player's
-state forbids it); the message is in the request's language.
+"Authorization: Token <key>". Every refusal answers the API's error body (shisanshui.api),
+{"error": {"code": ..., "message": ...}}, with 400 (bad input), 403 (not allowed), 404 (no
+such room) or 409 (the room's or the player's state forbids it); the message is in the
+request's language.
 """
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import exceptions, serializers, status
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView, exception_handler
 
 from games.variants import VARIANTS
-from lobby.errors import LobbyError, RateLimitedError
+from lobby.matchmaking import room_quick_join
 from lobby.models import MAX_BASE_SCORE, NAME_MAX_LENGTH, Seat
 from lobby.selectors import room_list, room_view, room_view_of, seat_view
 from lobby.serializers import (
@@ -30,15 +28,8 @@ from lobby.serializers import (
     RoomFilterInput,
     RoomJoinInput,
 )
-from lobby.services import (
-    room_close,
-    room_create,
-    room_join,
-    room_join_by_code,
-    room_leave,
-    room_quick_join,
-)
-from shisanshui.api import throttled_response
+from lobby.services import room_close, room_create, room_join, room_join_by_code, room_leave
+from shisanshui.api import ErrorBodyApi, error_responses
 
 # Output.
 
@@ -135,78 +126,6 @@ class MySeatSerializer(serializers.Serializer):
     seat = SeatSerializer(allow_null=True, help_text="Null when not seated.")
 
 
-class LobbyErrorBodySerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="Stable, for programs: e.g. room_full.")
-    message = serializers.CharField(help_text="For people, in the request's language.")
-    fields = serializers.DictField(
-        required=False, help_text="Per-field messages of a request that did not validate."
-    )
-    retry_after = serializers.IntegerField(
-        required=False, help_text="rate_limited only: seconds to wait before trying again."
-    )
-
-
-class LobbyErrorSerializer(serializers.Serializer):
-    error = LobbyErrorBodySerializer()
-
-
-# Errors.
-
-
-def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, **extra}}
-
-
-def lobby_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """Every refusal of the lobby API in the one {"error": {...}} shape."""
-    if isinstance(exc, exceptions.Throttled):
-        return throttled_response(exc)
-    if isinstance(exc, LobbyError):
-        response = Response(error_body(exc.code, exc.message, **exc.details()), status=exc.status)
-        if isinstance(exc, RateLimitedError):  # as throttled_response does for DRF's throttles
-            response["Retry-After"] = str(exc.retry_after)
-        return response
-    if isinstance(exc, Http404):
-        exc = exceptions.NotFound()
-    elif isinstance(exc, PermissionDenied):
-        exc = exceptions.PermissionDenied()
-    if isinstance(exc, exceptions.ValidationError):
-        fields = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
-        return Response(
-            error_body("invalid", _("The request is not valid."), fields=fields),
-            status=status.HTTP_400_BAD_REQUEST,
-        )
-    response = exception_handler(exc, context)
-    if response is not None and isinstance(exc, exceptions.APIException):
-        codes = exc.get_codes()
-        code = codes if isinstance(codes, str) else "error"
-        response.data = error_body(code, str(exc.detail))
-    return response
-
-
-ERRORS = {
-    400: OpenApiResponse(LobbyErrorSerializer, description="Bad input."),
-    403: OpenApiResponse(LobbyErrorSerializer, description="Not allowed, or not logged in."),
-    404: OpenApiResponse(LobbyErrorSerializer, description="No such room."),
-    409: OpenApiResponse(LobbyErrorSerializer, description="The room's or the player's state."),
-    429: OpenApiResponse(
-        LobbyErrorSerializer,
-        description="Over a rate limit: `retry_after` seconds (also the Retry-After header).",
-    ),
-}
-
-
-def _errors(*codes: int) -> dict[int, OpenApiResponse]:
-    return {code: ERRORS[code] for code in codes}
-
-
-class LobbyApi(APIView):
-    """Base of the lobby's views: the lobby's error shape."""
-
-    def get_exception_handler(self) -> Any:
-        return lobby_exception_handler
-
-
 def room_data(room_id: int, request: Request) -> dict[str, Any]:
     """What the requesting user sees of a room (its code only if they may see it)."""
     view = room_view(room_id=room_id, user=request.user)
@@ -223,7 +142,7 @@ def seat_data(seat: Seat, request: Request) -> dict[str, Any]:
 
 
 @extend_schema(tags=["lobby"])
-class RoomListApi(LobbyApi, ListAPIView):
+class RoomListApi(ErrorBodyApi, ListAPIView):
     """Open rooms (GET, filtered) and opening a room (POST)."""
 
     serializer_class = RoomSerializer
@@ -244,7 +163,7 @@ class RoomListApi(LobbyApi, ListAPIView):
                 "is refused (400, unknown_variant).",
             ),
         ],
-        responses={200: RoomSerializer(many=True), **_errors(400, 403)},
+        responses={200: RoomSerializer(many=True), **error_responses(400, 403)},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
@@ -272,7 +191,7 @@ class RoomListApi(LobbyApi, ListAPIView):
         "classic deck, 5 with one extra suit, 6 with two; else 400 too_many_seats); 0 to "
         "seats - 1 bots. A private room gets a code, returned here.",
         request=RoomCreateInput,
-        responses={201: RoomSerializer, **_errors(400, 403, 409)},
+        responses={201: RoomSerializer, **error_responses(400, 403, 409)},
     )
     def post(self, request: Request) -> Response:
         payload = RoomCreateInput(data=request.data)
@@ -284,22 +203,22 @@ class RoomListApi(LobbyApi, ListAPIView):
 
 
 @extend_schema(tags=["lobby"])
-class RoomDetailApi(LobbyApi):
+class RoomDetailApi(ErrorBodyApi):
     """One room, open or closed."""
 
-    @extend_schema(summary="One room", responses={200: RoomSerializer, **_errors(403, 404)})
+    @extend_schema(summary="One room", responses={200: RoomSerializer, **error_responses(403, 404)})
     def get(self, request: Request, room_id: int) -> Response:
         return Response(RoomSerializer(room_data(room_id, request)).data)
 
 
 @extend_schema(tags=["lobby"])
-class RoomJoinApi(LobbyApi):
+class RoomJoinApi(ErrorBodyApi):
     """Sit in a room from the list."""
 
     @extend_schema(
         summary="Sit in a room (a private one needs its code)",
         request=RoomJoinInput,
-        responses={200: SeatSerializer, **_errors(400, 403, 404, 409)},
+        responses={200: SeatSerializer, **error_responses(400, 403, 404, 409)},
     )
     def post(self, request: Request, room_id: int) -> Response:
         payload = RoomJoinInput(data=request.data)
@@ -311,13 +230,13 @@ class RoomJoinApi(LobbyApi):
 
 
 @extend_schema(tags=["lobby"])
-class RoomJoinByCodeApi(LobbyApi):
+class RoomJoinByCodeApi(ErrorBodyApi):
     """Sit in a private room found by its code."""
 
     @extend_schema(
         summary="Sit in the private room that has this code",
         request=JoinByCodeInput,
-        responses={200: SeatSerializer, **_errors(400, 403, 404, 409)},
+        responses={200: SeatSerializer, **error_responses(400, 403, 404, 409)},
     )
     def post(self, request: Request) -> Response:
         payload = JoinByCodeInput(data=request.data)
@@ -327,7 +246,7 @@ class RoomJoinByCodeApi(LobbyApi):
 
 
 @extend_schema(tags=["lobby"])
-class QuickJoinApi(LobbyApi):
+class QuickJoinApi(ErrorBodyApi):
     """Sit at a public table of a kind, opening one if none has a free seat."""
 
     @extend_schema(
@@ -337,7 +256,7 @@ class QuickJoinApi(LobbyApi):
         "name that is; none: 409 no_variant_rules). With `with_bots`, always opens a new room "
         "whose other seats bots take.",
         request=QuickJoinInput,
-        responses={200: SeatSerializer, **_errors(400, 403, 409)},
+        responses={200: SeatSerializer, **error_responses(400, 403, 409)},
     )
     def post(self, request: Request) -> Response:
         payload = QuickJoinInput(data=request.data)
@@ -347,13 +266,13 @@ class QuickJoinApi(LobbyApi):
 
 
 @extend_schema(tags=["lobby"])
-class LeaveApi(LobbyApi):
+class LeaveApi(ErrorBodyApi):
     """Stand up from the table you sit at; answers the room you left."""
 
     @extend_schema(
         summary="Stand up from your table",
         request=None,
-        responses={200: RoomSerializer, **_errors(403, 409)},
+        responses={200: RoomSerializer, **error_responses(403, 409)},
     )
     def post(self, request: Request) -> Response:
         room = room_leave(user=request.user)
@@ -361,13 +280,13 @@ class LeaveApi(LobbyApi):
 
 
 @extend_schema(tags=["lobby"])
-class RoomCloseApi(LobbyApi):
+class RoomCloseApi(ErrorBodyApi):
     """Close a room: its owner only, and only when nobody sits in it."""
 
     @extend_schema(
         summary="Close an empty room you own",
         request=None,
-        responses={200: RoomSerializer, **_errors(403, 404, 409)},
+        responses={200: RoomSerializer, **error_responses(403, 404, 409)},
     )
     def post(self, request: Request, room_id: int) -> Response:
         room = room_close(user=request.user, room_id=room_id)
@@ -375,9 +294,11 @@ class RoomCloseApi(LobbyApi):
 
 
 @extend_schema(tags=["lobby"])
-class MySeatApi(LobbyApi):
+class MySeatApi(ErrorBodyApi):
     """The room and seat of the current user, if any."""
 
-    @extend_schema(summary="Where you sit", responses={200: MySeatSerializer, **_errors(403)})
+    @extend_schema(
+        summary="Where you sit", responses={200: MySeatSerializer, **error_responses(403)}
+    )
     def get(self, request: Request) -> Response:
         return Response(MySeatSerializer({"seat": seat_view(user=request.user)}).data)

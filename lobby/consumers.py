@@ -34,23 +34,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
-from django.conf import settings
 from django.http import QueryDict
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation.trans_real import parse_accept_lang_header
 from rest_framework import serializers
 
 from accounts.models import User
 from games.variants import VARIANTS
-from lobby.errors import (
-    LobbyError,
-    MalformedMessage,
-    MessageTooLarge,
-    RateLimitedError,
-    UnknownMessageType,
-    UnknownVariant,
-)
+from lobby.errors import UnknownVariant
+from lobby.matchmaking import room_quick_join
 from lobby.selectors import room_page, room_rows, room_view, seat_in_round, seat_view
 from lobby.serializers import (
     JoinByCodeInput,
@@ -59,19 +51,19 @@ from lobby.serializers import (
     RoomPageInput,
     RoomRefInput,
 )
-from lobby.services import (
-    LOBBY_GROUP,
-    room_close,
-    room_create,
-    room_join,
-    room_join_by_code,
-    room_leave,
-    room_quick_join,
-)
+from lobby.services import room_close, room_create, room_join, room_join_by_code, room_leave
 from lobby.signals import lobby_user_group
+from lobby.store import LOBBY_GROUP
 from shisanshui import fastjson
+from shisanshui.errors import (
+    ClientError,
+    MalformedMessage,
+    MessageTooLarge,
+    RateLimitedError,
+    UnknownMessageType,
+)
 from shisanshui.ratelimit import arate_limit_hit
-from shisanshui.sockets import Consumer
+from shisanshui.sockets import Consumer, SocketClosed, scope_language
 
 logger = logging.getLogger(__name__)
 
@@ -81,32 +73,6 @@ CLOSE_FLOOD = 4429
 MESSAGES = "lobby.message"
 FLOOD = "lobby.flood"
 CONNECTIONS = "lobby.connect"
-
-# A frame sent just as the client closes the socket: daphne raises this (autobahn's) before the
-# consumer gets the disconnect message. Sending is then pointless, but the consumer must live
-# on, or its disconnect() never runs (the player would stay "connected" at the table).
-try:
-    from autobahn.exception import Disconnected as SocketClosed
-except ImportError:  # another ASGI server
-
-    class SocketClosed(Exception):  # type: ignore[no-redef]
-        """Never raised."""
-
-
-def scope_language(scope: dict[str, Any]) -> str:
-    """The language of a WebSocket's player: the language cookie, else Accept-Language."""
-    candidates = [scope.get("cookies", {}).get(settings.LANGUAGE_COOKIE_NAME, "")]
-    for name, value in scope.get("headers", []):
-        if name == b"accept-language":
-            candidates += [lang for lang, _q in parse_accept_lang_header(value.decode("latin-1"))]
-    for candidate in candidates:
-        if not candidate or candidate == "*":
-            continue
-        try:
-            return translation.get_supported_language_variant(candidate)
-        except LookupError:
-            continue
-    return settings.LANGUAGE_CODE
 
 
 def parse_message(text_data: str | None, bytes_data: bytes | None) -> dict[str, Any]:
@@ -312,7 +278,7 @@ class LobbyConsumer(Consumer):
                 if limited is not None:  # the frame does nothing
                     raise RateLimitedError(retry_after=limited.retry_after)
                 await self.dispatch_message(message, request_id)
-            except LobbyError as error:
+            except ClientError as error:
                 # Over budget, even a malformed frame is answered `rate_limited`.
                 refusal = error if limited is None else RateLimitedError(limited.retry_after)
                 await self.send_error(request_id, refusal)
@@ -326,7 +292,7 @@ class LobbyConsumer(Consumer):
                     }
                 )
 
-    async def send_error(self, request_id: str | int | None, error: LobbyError) -> None:
+    async def send_error(self, request_id: str | int | None, error: ClientError) -> None:
         body = {"code": error.code, "message": error.message, **error.details()}
         await self.send_json({"type": "error", "id": request_id, "error": body})
 
@@ -353,6 +319,6 @@ class LobbyConsumer(Consumer):
         await self.send_json({"type": "seat.round", "in_round": bool(event["in_round"])})
 
     async def send_json(self, content: dict[str, Any]) -> None:
-        with contextlib.suppress(SocketClosed):  # the client has just gone: see SocketClosed
+        with contextlib.suppress(SocketClosed):  # the client has just gone (shisanshui.sockets)
             # Compact: no spaces after separators (a page of 50 rooms is ~10 % smaller).
             await self.send(text_data=fastjson.dumps(content))

@@ -1,42 +1,25 @@
 """Why the lobby refused a request.
 
-Every refusal is a `LobbyError` subclass with a stable `code` (for programs), an HTTP `status`
-(for the API) and a `message` for people, rendered in the language active when it is read, so
-the same error reads in English or Chinese wherever it is shown. When one is raised, nothing
-has been written.
+Every refusal is a `LobbyError` subclass, a `shisanshui.errors.ClientError`: a stable `code`
+(for programs), an HTTP `status` (for the API) and a `message` for people in the language
+active when it is read. When one is raised, nothing has been written. A rate limit's refusal
+and an unusable socket frame are `shisanshui.errors`' own.
 """
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from games.variants import VARIANTS
-from shisanshui.api import retry_message
+from shisanshui.errors import ClientError
 
 
-class LobbyError(Exception):
-    """The lobby refused a request. `params` fill the message's %(name)s placeholders."""
+class LobbyError(ClientError):
+    """The lobby refused a request."""
 
     code: ClassVar[str] = "lobby_error"
-    status: ClassVar[int] = 400
     template: ClassVar[Promise | str] = _("The lobby refused the request.")
-
-    def __init__(self, **params: Any) -> None:
-        self.params = params
-        super().__init__(self.code, params)
-
-    @property
-    def message(self) -> str:
-        """The message in the active language."""
-        return str(self.template) % self.params if self.params else str(self.template)
-
-    def details(self) -> dict[str, Any]:
-        """Fields a program needs beside code and message (e.g. `retry_after`); none here."""
-        return {}
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def coins(amount: int) -> str:
@@ -65,16 +48,6 @@ class InvalidChatSetting(LobbyError):
 class InvalidSeries(LobbyError):
     code = "invalid_series"
     template = _("A series is a private room of 2 to %(max)s rounds, not %(rounds)s.")
-
-
-class InvalidMatchTables(LobbyError):
-    code = "invalid_match_tables"
-    template = _("A duplicate match has 2 to 4 tables, not %(tables)s.")
-
-
-class InvalidMatchDeals(LobbyError):
-    code = "invalid_match_deals"
-    template = _("A duplicate match has 1 to %(max)s deals, not %(deals)s.")
 
 
 class TooManySeats(LobbyError):
@@ -123,24 +96,6 @@ class NoVariantRules(LobbyError):
     code = "no_variant_rules"
     status = 409
     template = _("No rule configuration offers the variant %(variant)s; ask an administrator.")
-
-
-# The WebSocket's own bad input (400).
-
-
-class MalformedMessage(LobbyError):
-    code = "malformed_message"
-    template = _("The message cannot be used: %(detail)s")
-
-
-class UnknownMessageType(LobbyError):
-    code = "unknown_message_type"
-    template = _("Unknown message type %(type)s.")
-
-
-class MessageTooLarge(LobbyError):
-    code = "message_too_large"
-    template = _("The message is longer than %(max)s bytes.")
 
 
 # Who and where (403, 404).
@@ -210,33 +165,3 @@ class TooManyRooms(LobbyError):
         "You already have %(max)s open rooms, the most one player may have. Close one of your "
         "empty rooms first; an empty room also closes by itself after %(minutes)s minutes."
     )
-
-
-class TooManyMatches(LobbyError):
-    code = "too_many_matches"
-    status = 409
-    template = _(
-        "You already have a duplicate match being played: one at a time. It ends after its "
-        "last deal, or when nobody plays at its tables any more."
-    )
-
-
-# Too many requests (429).
-
-
-class RateLimitedError(LobbyError):
-    """A rate limit (shisanshui.ratelimit) refused the request; `retry_after` is in seconds."""
-
-    code = "rate_limited"
-    status = 429
-
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(retry_after=retry_after)
-        self.retry_after = retry_after
-
-    @property
-    def message(self) -> str:
-        return retry_message(self.retry_after)  # the words of the API's own 429s
-
-    def details(self) -> dict[str, Any]:
-        return {"retry_after": self.retry_after}

@@ -1,8 +1,10 @@
 """Rooms and the seats in them (RULES.md §10).
 
-Rows are written only by `lobby.services`. The database holds the invariants that matter under
-concurrency: a seat position is taken once per room, a player sits at one table at a time, a
-private room's code is unique among open rooms, and the room's numbers stay in range.
+Rows are written only by the lobby's services (`lobby.services`, `lobby.matchmaking`, through
+`lobby.store`) and `games.live.matches`, which opens a duplicate match's rooms. The database
+holds the invariants that matter under concurrency: a seat position is taken once per room, a
+player sits at one table at a time, a private room's code is unique among open rooms, and the
+room's numbers stay in range.
 """
 
 from django.conf import settings

@@ -21,9 +21,10 @@ from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.selectors import wallet_balance
+from games.live.matches import match_create
 from games.models import RuleConfiguration
 from games.variants import CLASSIC, VARIANT_HELP, variant_name
-from lobby.errors import LobbyError
+from lobby.checks import default_room_name, entry_minimum
 from lobby.forms import (
     MatchCreateForm,
     QuickJoinForm,
@@ -31,6 +32,12 @@ from lobby.forms import (
     RoomFilterForm,
     RoomJoinForm,
     RoomRefForm,
+)
+from lobby.matchmaking import (
+    QUICK_PLAY_BASE_SCORES,
+    quick_play_base_score,
+    room_quick_join,
+    room_quick_play,
 )
 from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, NAME_MAX_LENGTH
 from lobby.selectors import (
@@ -42,20 +49,8 @@ from lobby.selectors import (
     seat_view,
     variants_offered,
 )
-from lobby.services import (
-    QUICK_PLAY_BASE_SCORES,
-    default_room_name,
-    entry_minimum,
-    match_create,
-    quick_play_base_score,
-    room_close,
-    room_create,
-    room_join,
-    room_join_by_code,
-    room_leave,
-    room_quick_join,
-    room_quick_play,
-)
+from lobby.services import room_close, room_create, room_join, room_join_by_code, room_leave
+from shisanshui.errors import ClientError
 
 # Why the table sent a player back to the room list (the table page redirects to
 # /lobby/?left=<reason>); any other value is ignored, never shown.
@@ -214,7 +209,7 @@ def _quick_play_terms(balance: int) -> dict[str, Any] | None:
             "entry_minimum": entry_minimum(rules=rules, base_score=shown),
             "affordable": base_score is not None,
         }
-    except LobbyError:
+    except ClientError:
         return None
 
 
@@ -256,7 +251,7 @@ def _act(
     else:
         try:
             messages.success(request, action(form.cleaned_data))
-        except LobbyError as error:
+        except ClientError as error:
             messages.error(request, error.message)
         else:
             seat = seat_view(user=request.user) if to_table else None
@@ -301,7 +296,7 @@ def create_match(request: HttpRequest) -> HttpResponse:
         else:
             try:
                 match = match_create(owner=request.user, **form.cleaned_data)
-            except LobbyError as error:
+            except ClientError as error:
                 messages.error(request, error.message)
             else:
                 messages.success(
@@ -375,7 +370,7 @@ def play(request: HttpRequest) -> HttpResponse:
         )
     try:
         played = room_quick_play(user=request.user, variant=request.POST.get("variant") or None)
-    except LobbyError as error:
+    except ClientError as error:
         messages.error(request, error.message)
         return redirect(reverse("lobby:index"))
     room = played.seat.room

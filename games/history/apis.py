@@ -28,7 +28,7 @@ from games.history.review import NotYourRound, round_for_review, round_review
 from games.history.series import series_room, series_scoreboard
 from games.history.standings import player_stats, standings
 from games.models import DuplicateMatch
-from lobby.apis import ERRORS, LobbyApi, error_body
+from shisanshui.api import ERRORS, ErrorBodyApi, api_error
 
 
 class ReviewOptionSerializer(serializers.Serializer):
@@ -70,7 +70,7 @@ class ReviewSerializer(serializers.Serializer):
     water_gain = serializers.IntegerField(help_text="best − played, against this round's hands.")
 
 
-class ReviewApi(LobbyApi):
+class ReviewApi(ErrorBodyApi):
     throttle_scope = "round_review"
 
     def get_throttles(self) -> list[Any]:
@@ -82,12 +82,12 @@ class ReviewApi(LobbyApi):
             data = round_review(round_=round_, user_id=request.user.pk)
         except NotYourRound:
             return Response(
-                error_body("not_found", _("No such round among yours.")),
+                api_error("not_found", _("No such round among yours.")),
                 status=status.HTTP_404_NOT_FOUND,
             )
         except RoundInPlay:
             return Response(
-                error_body("round_in_play", _("The round is not settled yet.")),
+                api_error("round_in_play", _("The round is not settled yet.")),
                 status=status.HTTP_409_CONFLICT,
             )
         return Response(ReviewSerializer(data).data)
@@ -197,7 +197,7 @@ class MatchSerializer(serializers.Serializer):
     standings = MatchStandingSerializer(many=True)
 
 
-class MatchApi(LobbyApi):
+class MatchApi(ErrorBodyApi):
     throttle_scope = "match_results"
 
     def get_throttles(self) -> list[Any]:
@@ -214,7 +214,7 @@ class MatchApi(LobbyApi):
         found = DuplicateMatch.objects.select_related("rules").filter(pk=match_id).first()
         if found is None:
             return Response(
-                error_body("not_found", _("No such duplicate match.")),
+                api_error("not_found", _("No such duplicate match.")),
                 status=status.HTTP_404_NOT_FOUND,
             )
         return Response(MatchSerializer(match_results(found)).data)
@@ -223,7 +223,7 @@ class MatchApi(LobbyApi):
 # -- a series' scoreboard (games.history.series)  --------------------------------------------------
 
 
-class SeriesApi(LobbyApi):
+class SeriesApi(ErrorBodyApi):
     """Anyone with the share link's token may read it (no account needed)."""
 
     permission_classes = [AllowAny]
@@ -243,7 +243,7 @@ class SeriesApi(LobbyApi):
         room = series_room(token)
         if room is None:
             return Response(
-                error_body("not_found", _("No such series.")), status=status.HTTP_404_NOT_FOUND
+                api_error("not_found", _("No such series.")), status=status.HTTP_404_NOT_FOUND
             )
         return Response(series_scoreboard(room))
 
@@ -251,7 +251,7 @@ class SeriesApi(LobbyApi):
 # -- standings and statistics (games.history.standings)  -------------------------------------------
 
 
-class StandingsApi(LobbyApi):
+class StandingsApi(ErrorBodyApi):
     throttle_scope = "standings"
 
     def get_throttles(self) -> list[Any]:
@@ -275,13 +275,15 @@ class StandingsApi(LobbyApi):
             data = standings(period=period, by=by)
         except ValueError:
             return Response(
-                error_body("invalid", _("period is week or all; by is coins or water.")),
+                api_error("invalid", _("period is week or all; by is coins or water.")),
                 status=status.HTTP_400_BAD_REQUEST,
             )
         return Response(data)
 
 
-class PlayerStatsApi(LobbyApi):
+class PlayerStatsApi(ErrorBodyApi):
+    """One person's statistics, as the beat last computed them (games.history.standings)."""
+
     throttle_scope = "standings"
 
     def get_throttles(self) -> list[Any]:
@@ -296,6 +298,6 @@ class PlayerStatsApi(LobbyApi):
         user = User.objects.filter(username=username, is_bot=False).first()
         if user is None:
             return Response(
-                error_body("not_found", _("No such player.")), status=status.HTTP_404_NOT_FOUND
+                api_error("not_found", _("No such player.")), status=status.HTTP_404_NOT_FOUND
             )
         return Response(player_stats(user))

@@ -91,3 +91,8 @@ def rounds_hidden_until_settled(*, rounds: QuerySet[Round] | None = None) -> Que
 def round_in_play(round_: Round) -> bool:
     """Whether the round is still being played: its hands are shown to nobody."""
     return round_.settled_at is None
+
+
+def player_in_unsettled_round(user: Any) -> bool:
+    """Whether the user takes part in a round that has been dealt and not yet settled."""
+    return RoundPlayer.objects.filter(user=user, round__settled_at__isnull=True).exists()

@@ -9,10 +9,10 @@ from rest_framework.response import Response
 
 from games.history.apis import MatchSerializer
 from games.history.matches import match_results
+from games.live.matches import match_create
 from games.models import MATCH_MAX_DEALS, RuleConfiguration
-from lobby.apis import ERRORS, LobbyApi
 from lobby.models import BotLevel
-from lobby.services import match_create
+from shisanshui.api import ErrorBodyApi, error_responses
 
 
 class MatchCreateInput(serializers.Serializer):
@@ -30,7 +30,7 @@ class MatchCreateInput(serializers.Serializer):
     bot_level = serializers.ChoiceField(choices=BotLevel.choices, default=BotLevel.STRONG)
 
 
-class MatchCreateApi(LobbyApi):
+class MatchCreateApi(ErrorBodyApi):
     @extend_schema(
         tags=["games"],
         summary="Open a duplicate match and sit at its first table",
@@ -38,7 +38,7 @@ class MatchCreateApi(LobbyApi):
         "deals in lockstep; checked like a room, one playing match per owner (409 "
         "too_many_matches), and it spends one room creation of the lobby's rate.",
         request=MatchCreateInput,
-        responses={201: MatchSerializer, **{c: ERRORS[c] for c in (400, 403, 409, 429)}},
+        responses={201: MatchSerializer, **error_responses(400, 403, 409, 429)},
     )
     def post(self, request: Request) -> Response:
         payload = MatchCreateInput(data=request.data)

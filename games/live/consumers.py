@@ -53,9 +53,8 @@ from django.utils import translation
 from accounts.models import User
 from games.live import services as table_services
 from games.table.errors import TableError
-from lobby.consumers import SocketClosed, scope_language
-from lobby.errors import LobbyError, MalformedMessage, MessageTooLarge, UnknownMessageType
 from shisanshui import fastjson, publish
+from shisanshui.errors import ClientError, MalformedMessage, MessageTooLarge, UnknownMessageType
 from shisanshui.ratelimit import (
     RateLimited,
     akeep,
@@ -64,7 +63,7 @@ from shisanshui.ratelimit import (
     arate_limit_hit,
     arate_limit_hit_and_read,
 )
-from shisanshui.sockets import Consumer
+from shisanshui.sockets import Consumer, SocketClosed, scope_language
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +118,7 @@ class BadField(TableError):
 
 
 def parse_message(text_data: str | None) -> dict[str, Any]:
-    """The frame as a JSON object with a string `type`, or a LobbyError saying why not."""
+    """The frame as a JSON object with a string `type`, or a ClientError saying why not."""
     if text_data is None:
         raise MalformedMessage(detail="binary frames are not accepted")
     if len(text_data.encode()) > MAX_MESSAGE_BYTES:
@@ -337,7 +336,7 @@ class TableConsumer(Consumer):
         with translation.override(self.language):
             try:
                 message: dict[str, Any] | None = parse_message(text_data)
-            except LobbyError as error:  # answered once the frame is counted
+            except ClientError as error:  # answered once the frame is counted
                 message, unreadable = None, error
             else:
                 unreadable = None
@@ -369,7 +368,7 @@ class TableConsumer(Consumer):
                     kept=kept,
                     stored=None if stored is None else fastjson.loads(stored),
                 )
-            except LobbyError as error:
+            except ClientError as error:
                 await self.send_error(request_id, {"code": error.code, "message": error.message})
             except TableError as error:
                 await self.send_error(request_id, error.to_dict())

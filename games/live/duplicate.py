@@ -1,7 +1,7 @@
 """Duplicate matches (复式赛, issue 17): several tables play the same deals, so that players who
 held the same cards can be compared and skill shows without the luck of the deal.
 
-A match (:class:`~games.models.DuplicateMatch`, opened by ``lobby.services.match_create``) has
+A match (:class:`~games.models.DuplicateMatch`, opened by ``games.live.matches``) has
 ``tables`` rooms with the same rules, base score and seats. Its tables are *lockstep* tables
 (``TableState.lockstep``): deal k of every table comes from the match's secret seed
 (``games.table.deck.seeded_deck``: same deck, salt and starting seat, so the player at

@@ -308,7 +308,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.compute_standings",
         "schedule": float(env_int("STANDINGS_SECONDS", 300)),
     },
-    # The collusion report (accounts.collusion): pairs of players moving coins one way.
+    # The collusion report (games.history.collusion): pairs of players moving coins one way.
     "scan-collusion": {"task": "accounts.tasks.collusion_scan", "schedule": 3600.0},
 }
 

@@ -18,10 +18,11 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from accounts import collusion, tasks
-from accounts.collusion import PairFlow, collusion_scan, pair_flows, round_payments
+from accounts.collusion import collusion_flag_review
 from accounts.models import CollusionFlag, CollusionStatus, EconomySettings, User
 from accounts.selectors import ledger_audit, wallet_balance
+from games.history import collusion, tasks
+from games.history.collusion import PairFlow, collusion_scan, pair_flows, round_payments
 from games.live import services as table_services
 from games.models import Round
 from games.rules.arrange import best_arrangement
@@ -128,7 +129,7 @@ def _scan_over(monkeypatch: pytest.MonkeyPatch, rounds: list[tuple], now: dateti
     def settled_rounds(*, since: datetime) -> list[tuple]:
         return [r for r in rounds if r[0] >= since]
 
-    monkeypatch.setattr(collusion, "_settled_rounds", settled_rounds)
+    monkeypatch.setattr(collusion, "settled_rounds", settled_rounds)
     return collusion_scan(now=now)
 
 
@@ -172,7 +173,7 @@ def test_a_pair_found_again_is_updated_in_place_and_keeps_its_review(
     ]
     _scan_over(monkeypatch, rounds, T0 + timedelta(hours=1))
     flag = CollusionFlag.objects.get()
-    collusion.collusion_flag_review(
+    collusion_flag_review(
         flag=flag, status=CollusionStatus.DISMISSED, note=" Friends. ", reviewer=reviewer
     )
 

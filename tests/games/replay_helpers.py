@@ -29,7 +29,7 @@ from games.models import Round
 from games.rules.cards import DECK, Card, parse_cards
 from games.table.deck import deal_order
 from games.table.state import Phase
-from lobby import services as lobby_services
+from lobby import store as lobby_store
 from lobby.models import Room
 from tests.games.table_helpers import (
     default_rules,
@@ -103,7 +103,7 @@ def play_rigged_round(
     monkeypatch.setattr(table_services, "_now", lambda: clock["now"])
     monkeypatch.setattr(table_services, "_send", lambda table_id, messages: None)
     # Nobody watches the lobby either (and a browser test's thread runs an event loop).
-    monkeypatch.setattr(lobby_services, "_group_send", lambda group, message: lambda: None)
+    monkeypatch.setattr(lobby_store, "_group_send", lambda group, message: lambda: None)
     default_rules()
     users = {name: make_player(name) for name in hands}
     room = open_table(list(users.values()), rules=default_rules(), seats=len(users))

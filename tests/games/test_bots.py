@@ -35,14 +35,9 @@ from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.table import machine
 from games.table.state import Phase, SeatState, TableState
 from lobby.errors import InvalidBotCount, LobbyError
+from lobby.matchmaking import room_quick_join
 from lobby.models import Room, Seat
-from lobby.services import (
-    bots_fill,
-    room_create,
-    room_join,
-    room_leave,
-    room_quick_join,
-)
+from lobby.services import bots_fill, room_create, room_join, room_leave
 from tests.games.table_helpers import (
     FAST_RULES,
     fast_rules,

@@ -21,7 +21,14 @@ from rest_framework.throttling import SimpleRateThrottle
 from accounts.selectors import ledger_audit
 from games.history import matches
 from games.live import bots, duplicate, tasks
+from games.live import matches as live_matches
 from games.live import services as table_services
+from games.live.matches import (
+    InvalidMatchDeals,
+    InvalidMatchTables,
+    TooManyMatches,
+    match_create,
+)
 from games.models import DuplicateMatch, MatchStatus, Round, RuleConfiguration, Table
 from games.rules.cards import format_cards, parse_cards
 from games.table.deck import (
@@ -33,16 +40,10 @@ from games.table.deck import (
 )
 from games.table.errors import TableError
 from games.table.state import Phase
-from lobby import services as lobby_services
-from lobby.errors import (
-    AlreadySeated,
-    InvalidMatchDeals,
-    InvalidMatchTables,
-    RateLimitedError,
-    TooManyMatches,
-)
+from lobby.errors import AlreadySeated
 from lobby.models import Room, RoomStatus, Seat
-from lobby.services import match_create, room_join, room_leave
+from lobby.services import room_join, room_leave
+from shisanshui.errors import RateLimitedError
 from tests.games.table_helpers import (
     fast_rules,
     make_player,
@@ -69,7 +70,7 @@ def world(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[World]:
     monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kw: None)
     # Fixed seeds, so that every run deals the same (a match's seed is token_hex(32)).
     seeds = iter(f"{n:064x}" for n in range(1000, 2000))
-    monkeypatch.setattr(lobby_services.secrets, "token_hex", lambda nbytes=32: next(seeds))
+    monkeypatch.setattr(live_matches.secrets, "token_hex", lambda nbytes=32: next(seeds))
     yield w
 
 

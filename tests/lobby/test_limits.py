@@ -16,7 +16,8 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from games.models import RuleConfiguration
 from lobby import tasks
-from lobby.errors import RateLimitedError, RoomNotFound, TooManyRooms, WrongRoomCode
+from lobby.errors import RoomNotFound, TooManyRooms, WrongRoomCode
+from lobby.matchmaking import room_quick_join
 from lobby.models import Room, RoomStatus, Seat
 from lobby.selectors import room_page, rooms_idle
 from lobby.services import (
@@ -26,8 +27,8 @@ from lobby.services import (
     room_join,
     room_join_by_code,
     room_leave,
-    room_quick_join,
 )
+from shisanshui.errors import RateLimitedError
 from tests.lobby.conftest import MakePlayer, lobby_counts
 
 pytestmark = pytest.mark.django_db

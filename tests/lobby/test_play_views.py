@@ -9,8 +9,9 @@ from django.test import Client
 
 from accounts.models import User
 from games.live import services as table_services
+from lobby.matchmaking import room_quick_play
 from lobby.models import Room, Seat
-from lobby.services import room_create, room_join, room_leave, room_quick_play
+from lobby.services import room_create, room_join, room_leave
 from tests.lobby.conftest import MakePlayer, lobby_counts
 
 LOBBY = "/lobby/"

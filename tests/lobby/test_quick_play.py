@@ -14,20 +14,18 @@ from games.models import Table
 from games.rules.config import DEFAULT_CONFIG
 from games.table.state import Phase, SeatState, TableState
 from lobby import errors
-from lobby.models import Room, RoomStatus, Seat
-from lobby.selectors import bot_rooms_joinable, room_list, room_page, seat_in_round
-from lobby.services import (
+from lobby.checks import default_room_name
+from lobby.matchmaking import (
     QUICK_PLAY_BOTS,
     QUICK_PLAY_ROOM_NAME,
     QUICK_PLAY_SEATS,
-    default_room_name,
-    room_close,
-    room_create,
-    room_join,
-    room_leave,
     room_quick_play,
 )
+from lobby.models import Room, RoomStatus, Seat
+from lobby.selectors import bot_rooms_joinable, room_list, room_page, seat_in_round
+from lobby.services import room_close, room_create, room_join, room_leave
 from lobby.signals import round_changes
+from shisanshui.errors import RateLimitedError
 from tests.lobby.conftest import MakePlayer, lobby_counts
 from tests.lobby.test_services import RecordingLayer, race
 
@@ -162,7 +160,7 @@ def test_play_now_is_rate_limited_and_a_refusal_writes_nothing(
         room_leave(user=alice)
     before = lobby_counts()
 
-    with pytest.raises(errors.RateLimitedError) as refused:
+    with pytest.raises(RateLimitedError) as refused:
         room_quick_play(user=alice)
 
     assert refused.value.code == "rate_limited" and 1 <= refused.value.retry_after <= 60
@@ -177,7 +175,7 @@ def test_the_rooms_play_now_opens_count_against_the_room_creation_limit(
     room_quick_play(user=alice)
     room_leave(user=alice)
 
-    with pytest.raises(errors.RateLimitedError):
+    with pytest.raises(RateLimitedError):
         room_quick_play(user=alice)
     assert not Seat.objects.filter(user=alice).exists()
 

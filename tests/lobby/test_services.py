@@ -12,19 +12,14 @@ from django.utils import translation
 
 from accounts.models import User
 from accounts.selectors import wallet_balance
+from games.live.matches import InvalidMatchTables
 from games.models import RuleConfiguration
 from games.rules.config import RuleConfig
 from lobby import errors
+from lobby.matchmaking import QUICK_JOIN_ROOM_NAME, room_quick_join
 from lobby.models import CODE_ALPHABET, MAX_BASE_SCORE, Room, RoomStatus, Seat
-from lobby.services import (
-    QUICK_JOIN_ROOM_NAME,
-    room_close,
-    room_create,
-    room_join,
-    room_join_by_code,
-    room_leave,
-    room_quick_join,
-)
+from lobby.services import room_close, room_create, room_join, room_join_by_code, room_leave
+from shisanshui.errors import ClientError, MalformedMessage, RateLimitedError
 from tests.lobby.conftest import MakePlayer, lobby_counts, room_state
 
 requires_postgresql = pytest.mark.skipif(
@@ -521,8 +516,16 @@ def test_closing_twice_or_an_unknown_room_is_refused(alice: User) -> None:
 # Messages.
 
 
+def refusal_classes(base: type[ClientError] = ClientError) -> list[type[ClientError]]:
+    """Every refusal a client can be given: the leaves under ClientError (the lobby's, the
+    duplicate match's, the sockets' and the rate limit's)."""
+    below = base.__subclasses__()
+    return [leaf for cls in below for leaf in refusal_classes(cls)] if below else [base]
+
+
 def test_every_error_has_a_code_a_status_and_a_message_in_both_languages() -> None:
-    classes = errors.LobbyError.__subclasses__()
+    classes = refusal_classes()
+    assert {errors.RoomFull, InvalidMatchTables, MalformedMessage, RateLimitedError} <= set(classes)
     params = {
         "max": 40,
         "seats": 5,
@@ -543,8 +546,8 @@ def test_every_error_has_a_code_a_status_and_a_message_in_both_languages() -> No
         "deals": 99,
     }
 
-    def make(cls: type[errors.LobbyError]) -> errors.LobbyError:
-        if cls is errors.RateLimitedError:
+    def make(cls: type[ClientError]) -> ClientError:
+        if cls is RateLimitedError:
             return cls(retry_after=7)
         if cls is errors.UnknownVariant:
             return cls()

@@ -20,17 +20,10 @@ from games.rules.config import RuleConfig
 from games.rules.presets import preset_config
 from games.variants import VARIANT_HELP, VARIANTS
 from lobby import errors
+from lobby.matchmaking import QUICK_PLAY_BOTS, QUICK_PLAY_SEATS, room_quick_join, room_quick_play
 from lobby.models import SEAT_COUNTS, Room, RoomStatus, Seat
 from lobby.selectors import room_list, variant_rules, variants_offered
-from lobby.services import (
-    QUICK_PLAY_BOTS,
-    QUICK_PLAY_SEATS,
-    room_create,
-    room_join,
-    room_leave,
-    room_quick_join,
-    room_quick_play,
-)
+from lobby.services import room_create, room_join, room_leave
 from tests.lobby.conftest import MakePlayer, lobby_counts
 
 LOBBY = "/lobby/"

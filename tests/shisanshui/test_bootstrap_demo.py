@@ -9,9 +9,9 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 
-from accounts.management.commands.bootstrap_demo import DEMO_MARKER_GROUP, demo_password
 from accounts.models import User
 from accounts.services import user_signup
+from games.management.commands.bootstrap_demo import DEMO_MARKER_GROUP, demo_password
 from games.models import RuleConfiguration
 
 
