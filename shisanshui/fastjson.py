@@ -1,8 +1,8 @@
 """JSON for the hot path: every socket frame sent, and the table's state and events saved.
 
 orjson (C) encodes a table's state about 15 times faster than the standard library and a
-frame about 10 times; profiles of daphne under load (docs/load-and-faults.md, "Design choices that hold")
-showed the standard encoder among the largest costs of a round. The output is compact JSON
+frame about 10 times; profiles of daphne under load showed the standard encoder among the
+largest costs of a round (docs/load-and-faults.md, "Design choices that hold"). The output is compact JSON
 (no spaces), UTF-8 text as it is (not \\u-escaped); NaN and infinities become null. Keys that
 are not strings (an int) are written as strings, as the standard library does.
 
