@@ -4,8 +4,7 @@ orjson (C) encodes a table's state about 15 times faster than the standard libra
 frame about 10 times; profiles of daphne under load showed the standard encoder among the
 largest costs of a round (docs/load-and-faults.md, "Design choices that hold"). The output is
 compact JSON (no spaces), UTF-8 text as it is (not \\u-escaped); NaN and infinities become null.
-Keys that
-are not strings (an int) are written as strings, as the standard library does.
+Keys that are not strings (an int) are written as strings, as the standard library does.
 
 Parsing what clients send stays on the standard library (``json.loads``): frames are small,
 and its errors are the ones the protocol documents.
