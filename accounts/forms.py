@@ -7,8 +7,8 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
+from accounts.ledger import MAX_AMOUNT
 from accounts.models import User
-from accounts.services import MAX_AMOUNT
 
 
 class SignUpForm(UserCreationForm):

@@ -3,7 +3,7 @@
 The ledger is double-entry and append-only. An `Account` holds coins: one wallet per player,
 plus the system accounts (the mint, which issues grants and therefore goes negative, and the
 house, which receives escape penalties). A `Transaction` is one movement of coins, made of
-`Entry` rows whose amounts sum to zero. Rows are written only by `accounts.services.ledger_post`;
+`Entry` rows whose amounts sum to zero. Rows are written only by `accounts.ledger.ledger_post`;
 the database rejects updates and deletes of transactions and entries, unbalanced transactions
 and negative wallets (migration 0003), so a bug or a hand-written SQL statement cannot create or
 destroy coins.
@@ -272,7 +272,7 @@ DEFAULT_COLLUSION_MIN_ROUNDS = 20
 DEFAULT_COLLUSION_DAYS = 7
 DEFAULT_COLLUSION_MIN_SHARE_PERCENT = 80
 DEFAULT_COLLUSION_MIN_FLOW = 20_000
-# Far below BIGINT's range, like accounts.services.MAX_AMOUNT (which imports this module).
+# Far below BIGINT's range, like accounts.ledger.MAX_AMOUNT (which imports this module).
 MAX_ECONOMY_AMOUNT = 10**15
 
 

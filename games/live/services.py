@@ -69,8 +69,8 @@ from django.db.models.functions import Greatest
 from django.dispatch import Signal
 from django.utils import timezone
 
+from accounts.ledger import account_system_get_or_create, ledger_post
 from accounts.models import Account, AccountKind, TransactionKind, User
-from accounts.services import account_system_get_or_create, ledger_post
 from games.models import DuplicateMatch, Round, RoundPlayer, Table, TableEvent
 from games.rules.cards import Card, Deck, format_cards, parse_cards
 from games.rules.errors import RulesError

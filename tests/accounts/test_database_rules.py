@@ -12,9 +12,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
+from accounts.ledger import account_system_get_or_create
 from accounts.models import Account, AccountKind, Entry, Transaction
 from accounts.selectors import ledger_audit
-from accounts.services import account_system_get_or_create, wallet_get_or_create, wallet_transfer
+from accounts.services import wallet_get_or_create, wallet_transfer
 from tests.accounts.conftest import MakePlayer
 from tests.accounts.helpers import balance_of, ledger_counts, requires_postgresql
 

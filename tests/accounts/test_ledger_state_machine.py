@@ -32,11 +32,10 @@ from accounts.errors import (
     LedgerError,
     NotReversible,
 )
+from accounts.ledger import account_system_get_or_create, ledger_post
 from accounts.models import Account, AccountKind, Transaction, TransactionKind, User
 from accounts.selectors import ledger_audit
 from accounts.services import (
-    account_system_get_or_create,
-    ledger_post,
     ledger_reverse,
     wallet_get_or_create,
     wallet_grant,

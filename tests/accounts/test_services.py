@@ -17,12 +17,10 @@ from accounts.errors import (
     NotReversible,
     UnknownAccount,
 )
+from accounts.ledger import MAX_AMOUNT, account_system_get_or_create, ledger_post
 from accounts.models import Account, AccountKind, Entry, Transaction, TransactionKind, User
 from accounts.selectors import ledger_audit
 from accounts.services import (
-    MAX_AMOUNT,
-    account_system_get_or_create,
-    ledger_post,
     ledger_reverse,
     user_signup,
     wallet_admin_adjust,
@@ -245,7 +243,7 @@ def test_a_retry_that_lost_the_race_to_the_locks_is_a_replay_not_a_failure(
 ) -> None:
     """Two identical requests both miss the key, then queue for the locks; the first drains
     the wallet. The second, under lock, must answer with the first, not InsufficientFunds."""
-    from accounts.services import _content_hash, _ledger_write
+    from accounts.ledger import _content_hash, _ledger_write
 
     a, b = make_player(100), make_player(0)
     wallets = {wallet_get_or_create(user=a).pk: -100, wallet_get_or_create(user=b).pk: 100}

@@ -18,8 +18,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.ledger import account_system_get_or_create, ledger_post
 from accounts.models import Account, AccountKind, TransactionKind, User
-from accounts.services import account_system_get_or_create, ledger_post
 from games.history import audit
 from games.models import Round, RoundPlayer, RuleConfiguration, TableEvent
 from games.rules.config import DEFAULT_CONFIG
