@@ -201,10 +201,10 @@ class TableState:
     salt: str | None = None
     deck: tuple[Card, ...] | None = field(default=None, repr=False)
     result: Json | None = None
-    # A table of a duplicate match (issue 17) moves in lockstep with the match's other tables:
-    # its rounds start only when the match starts them (every table full and ready) and its
+    # A table of a duplicate match moves in lockstep with the match's other tables: its
+    # rounds start only when the match starts them (every table full and ready) and its
     # comparison waits (``held``) until every table's hands are in. A match's table, and a
-    # series' (房卡, issue 18), plays ``last_round`` rounds at most.
+    # series' (房卡), plays ``last_round`` rounds at most.
     lockstep: bool = False
     last_round: int | None = None
     held: bool = False
