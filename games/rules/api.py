@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from . import arrange as engine
 from .cards import Card, ensure_distinct, format_cards, parse_cards
 from .config import RuleConfig
 from .errors import BadInputError, RulesError, WrongCountError
@@ -67,12 +68,10 @@ def _rows_json(arranged: Arranged) -> Json:
 
 
 def special(request: object) -> Json:
-    from .arrange import special_with_split
-
     req = _obj(request)
     cfg = _config(req)
     cards = parse_cards(_field(req, "cards"), count=cfg.hand_size, what="cards", deck=cfg.deck)
-    found = special_with_split(cards, cfg)
+    found = engine.special_with_split(cards, cfg)
     answer: Json = {"special": None, "water": None, "split": None}
     if cfg.spare_cards:
         answer["unused"] = None
@@ -87,8 +86,6 @@ def special(request: object) -> Json:
 
 
 def arrange(request: object) -> Json:
-    from . import arrange as engine
-
     req = _obj(request)
     cfg = _config(req)
     cards = parse_cards(_field(req, "cards"), count=cfg.hand_size, what="cards", deck=cfg.deck)

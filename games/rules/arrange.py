@@ -1,42 +1,32 @@
 """Arranging 13 cards (RULES.md §6): the best arrangement, suggestions, special splits.
 
-Method ("best" = highest expected water). For each row we know, from ``tables``, how the rows
-that opponents actually play are distributed (simulated deals, the reference policy being this
-very model, iterated from a row-strength baseline). For a candidate row hand with key ``k``:
-
-* ``p_win``, ``p_tie``, ``p_lose``: the fractions of opponents' rows below, equal to, above ``k``;
-* row water ``p_win · (1 + bonus(k)) − p_lose − E[opponent's bonus when it beats k]``, the
-  bonuses taken from the configuration in force (RULES.md §7.1);
-* guns, treating the three rows as independent: ``P(gun) = Π(p_win + p_tie) − Π p_tie`` with
-  run-over (``Π p_win`` without), the same with ``p_lose`` for being gunned, paid as the
-  configuration says (``fixed``: ± gun water; ``double``: the row water again);
-* a home run against ``opponents`` opponents (default 3, a full table): ``P(gun)^n``, and an
-  opponent's home run through us at ``P(gunned) · g0^(n−1)`` with ``g0`` the reference gun rate.
-
-The expected water of a split is the sum of these terms; the best arrangement is the foul-free
-split that maximises it. Every 5- and 3-card subset is evaluated once (1,287 + 286), and the
-72,072 splits are index arrays into them, so no hand is evaluated inside the split loop. Cards
-are put in canonical order first and ties go to the first split, so the answer is deterministic
-for the same 13 cards and configuration. ``benchmarks/simulate_arrange.py`` shows it beats simple
-heuristics.
+"Best" is the foul-free split of highest expected water under the model of
+:mod:`games.rules.expected_water`. Every 5- and 3-card subset is evaluated once (1,287 + 286),
+and the 72,072 splits are index arrays into them, so no hand is evaluated inside the split
+loop. Cards are put in canonical order first and ties go to the first split, so the answer is
+deterministic for the same 13 cards and configuration. With spare cards (16 cards, RULES.md
+§12.4) :mod:`games.rules.spare` chooses the 13 to play. ``benchmarks/simulate_arrange.py``
+shows the model beats simple heuristics; :class:`Policy` names it and those heuristics.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations, combinations_with_replacement
+from itertools import combinations
 
 import numpy as np
 
 from .cards import ALL_CARDS, Card, ensure_distinct, sort_key
 from .config import DEFAULT_CONFIG, RuleConfig
 from .errors import FoulError, WrongCountError
+from .expected_water import POW13, hand_order, row_classes, water_model
 from .hands import Category
 from .scoring import Arranged
-from .specials import detect_special
-from .tables import KeyDistribution, Tables, deck_name, load
+from .spare import arrange16
+from .specials import SPLIT_SPECIALS, detect_special, makes_special
+from .tables import Tables, deck_name, load
 from .vectorized import (
     B3,
     B5,
@@ -50,13 +40,12 @@ from .vectorized import (
     SPLIT_M,
     BoolArray,
     IntArray,
-    eval3,
-    eval5,
     eval_cards3,
     eval_cards5,
 )
 
-FloatArray = np.ndarray
+_COMB5_LISTS: list[list[int]] = COMB5.tolist()
+_COMB3_LISTS: list[list[int]] = COMB3.tolist()
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,96 +68,14 @@ class ArrangeResult:
     special: str | None
 
 
-@dataclass(frozen=True, eq=False)
-class _Classes:
-    """Every possible row key of one ``a2345`` mode, sorted: a key's position is its class.
-
-    Classes are small integers that order exactly like keys, so the 72,072-split foul check
-    and the per-split gathers work on int16 arrays. Lookup tables indexed by a row's ranks
-    (high to low, base 13) give the class directly, so a hand's 1,287 + 286 rows are
-    classified with a few array gathers.
-    """
-
-    keys5: IntArray  # the 7,462 five-card keys
-    cross: IntArray  # every 3-card key, plus one entry per 5-card-only category
-    plain5: IntArray  # rank code -> class of the row when not all one suit
-    suited5: IntArray  # rank code -> class when all one suit
-    cross5: IntArray  # rank code -> cross class (the row compared with a front row)
-    cross5_suited: IntArray
-    front: IntArray  # 3-card rank code -> cross class
-
-
-POW13 = 13 ** np.arange(4, -1, -1, dtype=np.int64)
-_COMB5_LISTS: list[list[int]] = COMB5.tolist()
-_COMB3_LISTS: list[list[int]] = COMB3.tolist()
-
-
-def _descending(width: int) -> IntArray:
-    """Every multiset of ``width`` ranks (at most four of a rank), ranks high to low."""
-    rows = np.array(list(combinations_with_replacement(range(14, 1, -1), width)), dtype=np.int64)
-    if width > 4:
-        rows = rows[~(rows == rows[:, :1]).all(axis=1)]  # no five of a kind
-    return rows
-
-
-@lru_cache(maxsize=4)
-def _classes(a2345: str, variant: bool = False) -> _Classes:
-    if variant:
-        return _variant_classes(a2345)
-    t = load()
-    keys5 = t.all5[a2345].keys
-    # 5-card categories a front row cannot have: two pair, then straight and above.
-    cross = np.union1d(t.all3.keys, np.array([2, 4, 5, 6, 7, 8], dtype=np.int64) * B3)
-    tables = []
-    r5 = _descending(5)
-    code5 = (r5 - 2) @ POW13
-    for suits in (np.tile([0, 1, 0, 0, 0], (len(r5), 1)), np.zeros_like(r5)):
-        key, x = eval5(r5, suits, a2345)
-        for values, space in ((key, keys5), (x, cross)):
-            table = np.zeros(13**5, dtype=np.int16)
-            table[code5] = np.searchsorted(space, values)
-            tables.append(table)
-    r3 = _descending(3)
-    front = np.zeros(13**3, dtype=np.int16)
-    front[(r3 - 2) @ POW13[2:]] = np.searchsorted(cross, eval3(r3))
-    return _Classes(keys5, cross, tables[0], tables[2], tables[1], tables[3], front)
-
-
-def _variant_classes(a2345: str) -> _Classes:
-    """The class universe of the variant decks (RULES.md §12): every key a 5-card row can
-    have with copies and jokers (any rank multiset, five of a kind included, suited or not)
-    and every 3-card key. The rank-code tables are unused: rows are evaluated by card index."""
-    r5 = np.array(list(combinations_with_replacement(range(14, 1, -1), 5)), dtype=np.int64)
-    keys, cross = [], []
-    for suits in (np.tile([0, 1, 0, 0, 0], (len(r5), 1)), np.zeros_like(r5)):
-        key, x = eval5(r5, suits, a2345)
-        keys.append(key)
-        cross.append(x)
-    r3 = np.array(list(combinations_with_replacement(range(14, 1, -1), 3)), dtype=np.int64)
-    keys5 = np.unique(np.concatenate(keys))
-    cross_all = np.unique(np.concatenate(cross + [eval3(r3)]))
-    empty = np.zeros(0, dtype=np.int16)
-    return _Classes(keys5, cross_all, empty, empty, empty, empty, empty)
-
-
-def _hand_order(card_indices: Sequence[int]) -> list[int]:
-    """Canonical order of a hand: rank high to low, suit, copy; jokers last (so a subset's
-    standard cards come first, as the joker completion tables expect)."""
-    if all(i < 52 for i in card_indices):  # the 52-card deck: the order it always had
-        return sorted(card_indices, key=lambda i: (-(i // 4), i % 4))
-    cards = sorted((ALL_CARDS[i] for i in card_indices), key=sort_key)
-    jokers = [c.index for c in cards if c.is_joker]
-    return [c.index for c in cards if not c.is_joker] + jokers
-
-
-class _Hand:
+class Hand:
     """One 13-card hand: its subsets classified once, and which splits are foul-free.
 
     ``variant``: the configuration has a variant deck, so rows are evaluated by card index
     (copies, jokers) and classified in the variant class universe."""
 
     def __init__(self, card_indices: Sequence[int], a2345: str, variant: bool = False) -> None:
-        idx = np.array(_hand_order(card_indices), dtype=np.int64)
+        idx = np.array(hand_order(card_indices), dtype=np.int64)
         self.cards = idx
         self.variant = variant
         self.c5: IntArray
@@ -176,7 +83,7 @@ class _Hand:
         ranks, suits = CARD_RANK[idx], CARD_SUIT[idx]
         self.r5, self.s5 = ranks[COMB5], suits[COMB5]
         self.r3, self.s3 = ranks[COMB3], suits[COMB3]
-        self.cls = cls = _classes(a2345, variant)
+        self.cls = cls = row_classes(a2345, variant)
         if variant:
             k5, x5 = eval_cards5(idx[COMB5], a2345)
             self.c5 = np.searchsorted(cls.keys5, k5)
@@ -225,146 +132,11 @@ class _Hand:
         )
 
 
-def _row_features(
-    dist: KeyDistribution, keys: IntArray, bonus: FloatArray, divisor: int, run_over: bool
-) -> FloatArray:
-    """Columns (row EV, P(no loss), P(no win), P(tie)) of each key against ``dist``.
-
-    Without run-over the middle columns are P(win) and P(lose): only a clean sweep guns.
-    """
-    p_win, p_tie = dist.less_equal(keys)
-    p_lose = 1.0 - p_win - p_tie
-    weights = dist.counts * bonus[dist.keys // divisor]
-    suffix = np.concatenate((np.cumsum(weights[::-1])[::-1], [0.0])) / dist.total
-    opp_bonus = suffix[np.searchsorted(dist.keys, keys, side="right")]
-    ev = p_win * (1.0 + bonus[keys // divisor]) - p_lose - opp_bonus
-    if run_over:
-        return np.stack((ev, p_win + p_tie, p_lose + p_tie, p_tie), axis=1)
-    return np.stack((ev, p_win, p_lose, p_tie), axis=1)
-
-
-@dataclass(frozen=True, eq=False)
-class _Model:
-    """The expected-water model of one configuration, as per-class feature tables."""
-
-    config: RuleConfig
-    opponents: int
-    gun_rate: float
-    # Per-class feature columns: EV, no-loss, no-win, tie, and the class's category weighted
-    # so that front + middle + back gives the split's category triple (front·100 + middle·10
-    # + back).
-    front: FloatArray  # (cross classes, 5)
-    middle: FloatArray  # (5-card classes, 5)
-    back: FloatArray
-    bonus3: FloatArray  # bonus of each class when it wins its row
-    bonus_middle: FloatArray
-    bonus_back: FloatArray
-
-    def split_values(
-        self, hand: _Hand, f: IntArray, m: IntArray, b: IntArray
-    ) -> tuple[FloatArray, IntArray]:
-        """Expected water of the splits (f, m, b) against ``opponents`` reference opponents,
-        and each split's category triple. The splits must be in ascending order (as
-        ``np.flatnonzero`` gives them), so that their middles come in runs."""
-        # One gather of all feature columns per row (float32: half the memory traffic), then
-        # whole-array sums and products; their columns are the split's terms.
-        gf = self.front.take(hand.c3, axis=0).take(f, axis=0)
-        # Splits run middle by middle, so the middle rows repeat in runs: no gather needed.
-        gm = np.repeat(
-            self.middle.take(hand.c5, axis=0), np.bincount(m, minlength=len(COMB5)), axis=0
-        )
-        gb = self.back.take(hand.c5, axis=0).take(b, axis=0)
-
-        def won_bonus() -> FloatArray:
-            return np.asarray(
-                self.bonus3.take(hand.c3).take(f)
-                + self.bonus_middle.take(hand.c5).take(m)
-                + self.bonus_back.take(hand.c5).take(b)
-            )
-
-        return self.values_of(gf, gm, gb, won_bonus)
-
-    def values_of(
-        self,
-        gf: FloatArray,
-        gm: FloatArray,
-        gb: FloatArray,
-        won_bonus: Callable[[], FloatArray],
-    ) -> tuple[FloatArray, IntArray]:
-        """Expected water and category triples from the rows' feature rows (see
-        :meth:`split_values`); ``won_bonus()`` gives each split's row bonuses (double mode)."""
-        cfg = self.config
-        total = gf + gm
-        total += gb
-        prod = gf * gm
-        prod *= gb
-        rows = total[:, 0]
-        g_for, g_against = prod[:, 1], prod[:, 2]
-        if cfg.run_over_counts_as_gun:
-            g_for = g_for - prod[:, 3]
-            g_against = g_against - prod[:, 3]
-        n = self.opponents
-        g0 = self.gun_rate
-        hr = n + 1 >= cfg.home_run_min_players and n >= 2
-        if cfg.gun_mode == "fixed":
-            value = n * (rows + cfg.gun_water * (g_for - g_against))
-            if hr:
-                extra = cfg.home_run_water - cfg.gun_water
-                value += n * extra * (_ipow(g_for, n) - g_against * g0 ** (n - 1))
-        else:
-            won = 3.0 + won_bonus()
-            lost = 3.0 + (self.bonus3.mean() + self.bonus_middle.mean() + self.bonus_back.mean())
-            value = n * (rows + g_for * won - g_against * lost)
-            if hr:
-                value += n * 2.0 * (_ipow(g_for, n) * won - g_against * g0 ** (n - 1) * lost)
-        triple = total[:, 4].astype(np.intp)
-        return np.asarray(value, dtype=np.float64), triple
-
-
-def _ipow(x: FloatArray, n: int) -> FloatArray:
-    """x**n by multiplication: numpy's float power is ~30x slower for small n."""
-    out = x
-    for _ in range(n - 1):
-        out = out * x
-    return out
-
-
-def _bonus_by_category(config: RuleConfig, row: str) -> FloatArray:
-    return np.array([config.bonus(row, Category(c)) for c in range(10)], dtype=np.float64)
-
-
-@lru_cache(maxsize=64)
-def _model(config: RuleConfig, opponents: int, tables: Tables | None = None) -> _Model:
-    t = tables or load(deck_name(config))
-    mode, run_over = config.a2345, config.run_over_counts_as_gun
-    cls = _classes(mode, not config.deck.is_classic)
-    bf, bm, bb = (_bonus_by_category(config, r) for r in ("front", "middle", "back"))
-    cat3, cat5 = cls.cross // B3, cls.keys5 // B5
-
-    def table(
-        row: str, keys: IntArray, bonus: FloatArray, div: int, weight: IntArray
-    ) -> FloatArray:
-        features = _row_features(t.rows[(mode, row)], keys, bonus, div, run_over)
-        return np.column_stack((features, weight)).astype(np.float32)
-
-    return _Model(
-        config,
-        opponents,
-        t.gun_rate,
-        table("front", cls.cross, bf, B3, cat3 * 100),
-        table("middle", cls.keys5, bm, B5, cat5 * 10),
-        table("back", cls.keys5, bb, B5, cat5),
-        bf[cls.cross // B3],
-        bm[cls.keys5 // B5],
-        bb[cls.keys5 // B5],
-    )
-
-
 def _to_cards(indices: Sequence[int]) -> tuple[Card, ...]:
     return tuple(ALL_CARDS[i] for i in indices)
 
 
-def _suggestion(hand: _Hand, split: int, value: float) -> Suggestion:
+def _suggestion(hand: Hand, split: int, value: float) -> Suggestion:
     f, m, b = hand.split_cards(split)
     cats = hand.categories(split)
     return Suggestion(_to_cards(f), _to_cards(m), _to_cards(b), cats, round(float(value), 4))
@@ -392,8 +164,8 @@ def arrange(
     """
     if config.spare_cards:
         return _arrange_spare(cards, config, limit, opponents)
-    hand = _Hand(_card_indices(cards), config.a2345, not config.deck.is_classic)
-    model = _model(config, opponents)
+    hand = Hand(_card_indices(cards), config.a2345, not config.deck.is_classic)
+    model = water_model(config, opponents)
     splits = np.flatnonzero(hand.valid)
     f, m, b = hand.rows_of(splits)
     values, triple = model.split_values(hand, f, m, b)
@@ -411,8 +183,6 @@ def arrange(
 def _arrange_spare(
     cards: Sequence[Card], config: RuleConfig, limit: int, opponents: int
 ) -> ArrangeResult:
-    from .spare import arrange16
-
     if len(cards) != config.hand_size:
         raise WrongCountError(f"a hand has {config.hand_size} cards, got {len(cards)}")
     ensure_distinct(cards)
@@ -439,7 +209,7 @@ def expected_water_of(
     if (len(front), len(middle), len(back)) != (3, 5, 5):
         raise WrongCountError("an arrangement has rows of 3, 5 and 5 cards")
     indices = _card_indices(arranged.cards)
-    hand = _Hand(indices, config.a2345, not config.deck.is_classic)
+    hand = Hand(indices, config.a2345, not config.deck.is_classic)
     where = {card: i for i, card in enumerate(hand.cards.tolist())}
 
     def subset(row: tuple[Card, ...], lists: dict[tuple[int, ...], int]) -> int:
@@ -452,7 +222,7 @@ def expected_water_of(
     assert int(SPLIT_F[split]) == f  # the front is what the middle and the back leave
     if not hand.valid[split]:
         raise FoulError("the arrangement is a foul (RULES.md §4)")
-    model = _model(config, opponents)
+    model = water_model(config, opponents)
     one = np.array([split], dtype=np.int64)
     values, _triple = model.split_values(hand, *hand.rows_of(one))
     return round(float(values[0]), 4)  # as the suggestions give it
@@ -476,7 +246,7 @@ def _back_rank(middle: int, back: int) -> int:
 # -- special splits --------------------------------------------------------------------------
 
 
-def _witness_masks(hand: _Hand, special: str) -> tuple[BoolArray, BoolArray, BoolArray] | None:
+def witness_masks(hand: Hand, special: str) -> tuple[BoolArray, BoolArray, BoolArray] | None:
     """Per-subset masks (front, middle, back) whose conjunction witnesses a split special."""
     if hand.variant:
         return _wild_witness_masks(hand, special)
@@ -521,7 +291,7 @@ def _can_be(ranks: IntArray, suits: IntArray) -> dict[str, BoolArray]:
     return {"suited": suited, "run": run, "full_house": full}
 
 
-def _wild_witness_masks(hand: _Hand, special: str) -> tuple[BoolArray, BoolArray, BoolArray] | None:
+def _wild_witness_masks(hand: Hand, special: str) -> tuple[BoolArray, BoolArray, BoolArray] | None:
     five, three = _can_be(hand.r5, hand.s5), _can_be(hand.r3, hand.s3)
     if special == "three_flushes":
         return three["suited"], five["suited"], five["suited"]
@@ -543,8 +313,8 @@ def special_split(
     Foul-free whenever one exists (then the one with the highest expected water); None when
     the special needs no split or the cards do not make it.
     """
-    hand = _Hand(_card_indices(cards), config.a2345, not config.deck.is_classic)
-    masks = _witness_masks(hand, special)
+    hand = Hand(_card_indices(cards), config.a2345, not config.deck.is_classic)
+    masks = witness_masks(hand, special)
     if masks is None:
         return None
     mf, mm, mb = masks
@@ -554,7 +324,7 @@ def special_split(
         candidates = np.flatnonzero(witness)
     if len(candidates) == 0:
         return None
-    values, _ = _model(config, 3).split_values(hand, *hand.rows_of(candidates))
+    values, _ = water_model(config, 3).split_values(hand, *hand.rows_of(candidates))
     split = int(candidates[int(np.argmax(values))])
     f, m, b = hand.split_cards(split)
     return Arranged(_to_cards(f), _to_cards(m), _to_cards(b))
@@ -583,17 +353,15 @@ class Policy:
         the 16 dealt, by the model for ``best``; the baselines drop the three lowest cards)."""
         if len(card_indices) > 13:
             if self.name == "best":
-                from .spare import arrange16
-
                 top = arrange16(card_indices, self.config, 3, 1, tables)[0]
                 return [c.index for c in top.front + top.middle + top.back]
             kept = sorted(card_indices, key=lambda i: sort_key(ALL_CARDS[i]))[:13]
             return self.choose(kept, tables)
-        hand = _Hand(card_indices, self.config.a2345, not self.config.deck.is_classic)
+        hand = Hand(card_indices, self.config.a2345, not self.config.deck.is_classic)
         splits = np.flatnonzero(hand.valid)
         f, m, b = hand.rows_of(splits)
         if self.name == "best":
-            values, _ = _model(self.config, 3, tables).split_values(hand, f, m, b)
+            values, _ = water_model(self.config, 3, tables).split_values(hand, f, m, b)
             split = int(splits[int(np.argmax(values))])
         elif self.name == "strongest_back":
             order = np.lexsort((hand.c3.take(f), hand.c5.take(m), hand.c5.take(b)))
@@ -629,8 +397,6 @@ def special_with_split(
 
     With spare cards the 13 are the first, dropping the lowest cards first, that make the
     special (jokers are always kept: a joker can stand for any card it replaces)."""
-    from .specials import SPLIT_SPECIALS, makes_special
-
     found = detect_special(cards, config)
     if found is None:
         return None

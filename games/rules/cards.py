@@ -11,7 +11,7 @@ first). Which of these cards a game uses is its :class:`Deck` (from the configur
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -115,7 +115,8 @@ ALL_CARDS: tuple[Card, ...] = (
     + (RED_JOKER, BLACK_JOKER)
 )
 assert [c.index for c in ALL_CARDS] == list(range(N_INDICES))
-_BY_TEXT: dict[str, Card] = {str(c): c for c in ALL_CARDS}
+# Every card by its canonical text (``str(card)``), exactly: no normalising, unlike parse_card.
+CARD_BY_TEXT: Mapping[str, Card] = {str(c): c for c in ALL_CARDS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +160,8 @@ def _deck_cards(extra_suits: int, jokers: int) -> tuple[Card, ...]:
 
 
 CLASSIC_DECK = Deck()
+# Holds every card of every configuration: reads card text whatever the deck in force.
+ANY_DECK = Deck(extra_suits=2, jokers=2)
 
 
 def parse_card(text: object, deck: Deck = CLASSIC_DECK) -> Card:
@@ -168,7 +171,7 @@ def parse_card(text: object, deck: Deck = CLASSIC_DECK) -> Card:
     norm = text.strip().upper()
     if norm.startswith("10"):
         norm = "T" + norm[2:]
-    card = _BY_TEXT.get(norm)
+    card = CARD_BY_TEXT.get(norm)
     if card is None:
         raise InvalidCardError(
             f"not a card: {text!r} (expected rank 2-9/T/J/Q/K/A then suit S/H/C/D)"

@@ -200,6 +200,23 @@ def score_round(seats: Sequence[Seat], config: RuleConfig) -> RoundResult:
     )
 
 
+def row_bonus(row: str, result: int, a: RowHand, b: RowHand, config: RuleConfig) -> int:
+    """The row bonus ``a`` wins from ``b`` in ``row`` (RULES.md §7.1), given ``result`` =
+    ``a.compare(b)``: the winner's bonus for its hand, negative when ``b`` won, 0 on a tie."""
+    if result > 0:
+        return config.bonus(row, a.category)
+    if result < 0:
+        return -config.bonus(row, b.category)
+    return 0
+
+
+def row_water(row: str, a: RowHand, b: RowHand, config: RuleConfig) -> int:
+    """What ``a`` wins from ``b`` in ``row`` (RULES.md §7.1): 1 plus the winner's row bonus,
+    negative when ``b`` wins the row, 0 on a tie; guns not included. Antisymmetric."""
+    result = a.compare(b)
+    return result + row_bonus(row, result, a, b, config)
+
+
 def _is_gun(res: Sequence[int], run_over: bool) -> bool:
     """Gun: all three rows won; with run-over, no row lost and at least one won (§7.2)."""
     if run_over:
@@ -225,12 +242,7 @@ def _score_pair(
     assert ri is not None and rj is not None
     res = results[(i, j)]
     row_water = sum(res)
-    bonus = 0
-    for k, row in enumerate(ROWS):
-        if res[k] > 0:
-            bonus += config.bonus(row, ri[k].category)
-        elif res[k] < 0:
-            bonus -= config.bonus(row, rj[k].category)
+    bonus = sum(row_bonus(row, res[k], ri[k], rj[k], config) for k, row in enumerate(ROWS))
     shooter = guns.get((i, j))
     gun = None if shooter is None else ("home_run" if shooter == home_run else "gun")
     extra = 0

@@ -1,6 +1,6 @@
 """Arranging 16 cards: which 13 to play and how (RULES.md §12.4), under the same model.
 
-The expected-water model of :mod:`games.rules.arrange` scores a split (front, middle, back);
+The expected-water model of :mod:`games.rules.expected_water` scores a split (front, middle, back);
 with three spare cards a split is any three disjoint rows of the 16 cards (40,360,320 of
 them, 560 times the 72,072 of a 13-card hand), so they are not all scored. Instead, branch
 and bound over the back row, exactly:
@@ -34,6 +34,7 @@ import numpy as np
 from .cards import ALL_CARDS, Card
 from .config import RuleConfig
 from .errors import WrongCountError
+from .expected_water import hand_order, row_classes, water_model
 from .hands import Category
 from .tables import Tables
 from .vectorized import B3, B5, IntArray, all_combinations, eval_cards3, eval_cards5
@@ -102,14 +103,12 @@ def arrange16(
     tables: Tables | None = None,
 ) -> list[SpareSplit]:
     """The best ``limit`` splits of distinct category triples of 13 of these 16 cards."""
-    from .arrange import _classes, _hand_order, _model
-
     if len(card_indices) != N:
         raise WrongCountError(f"a hand with spare cards has {N} cards, got {len(card_indices)}")
-    idx = np.array(_hand_order(card_indices), dtype=np.int64)
+    idx = np.array(hand_order(card_indices), dtype=np.int64)
     variant = not config.deck.is_classic
-    cls = _classes(config.a2345, variant)
-    model = _model(config, opponents, tables)
+    cls = row_classes(config.a2345, variant)
+    model = water_model(config, opponents, tables)
     k5, x5 = eval_cards5(idx[COMB5], config.a2345)
     k3 = eval_cards3(idx[COMB3])
     c5 = np.searchsorted(cls.keys5, k5)

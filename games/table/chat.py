@@ -1,11 +1,11 @@
-"""Table chat (issue 18): quick phrases, reactions and, where the room allows it, short free text.
+"""Table chat: quick phrases, reactions and, where the room allows it, short free text.
 
 A chat message is a public table event (``chat``: ``position, kind, value``) like any other:
 every seat sees it, it is logged with the table's events (support reads a round's chat in its
 audit), and a reconnecting client gets it back with what it missed. Phrases and reactions are
 ids from fixed lists, shown in the reader's language; free text is plain text only — control
 and formatting characters are refused, whitespace is collapsed, and clients put it on the page
-as text, never as markup.
+as text, never as markup. :func:`chat` is the command that sends one.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from __future__ import annotations
 import unicodedata
 
 from .errors import TableError
+from .events import Step, Transition
+from .guards import seat_at
+from .state import TableState
 
 # Quick phrases: id -> (Chinese, English).
 PHRASES: dict[str, tuple[str, str]] = {
@@ -71,3 +74,17 @@ def chat_value(kind: object, value: object, *, text_allowed: bool) -> tuple[str,
             raise TableError("chat_text_off", "free-text chat is turned off at this table")
         return kind, clean_text(value)
     raise TableError("bad_chat", "a chat message is a phrase, a reaction or a text", kinds=KINDS)
+
+
+def verify_chat(state: TableState, *, position: int, kind: str, value: object) -> None:
+    seat_at(state, position)
+    chat_value(kind, value, text_allowed=state.chat_text)
+
+
+def chat(state: TableState, *, position: int, kind: str, value: object, now: float) -> Transition:
+    """A seated player's chat message (``games.table.chat``): a public ``chat`` event."""
+    verify_chat(state, position=position, kind=kind, value=value)
+    kind, text = chat_value(kind, value, text_allowed=state.chat_text)
+    step = Step(state)
+    step.emit("chat", {"position": position, "kind": kind, "value": text})
+    return step.done()

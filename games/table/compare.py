@@ -30,7 +30,7 @@ from games.rules.arrange import special_split
 from games.rules.cards import format_cards, sort_cards
 from games.rules.config import RuleConfig
 from games.rules.hands import ROWS, RowHand, evaluate
-from games.rules.scoring import Arranged, Declared, RoundResult, Seat, score_round
+from games.rules.scoring import Arranged, Declared, RoundResult, Seat, row_water, score_round
 from games.rules.specials import SPLIT_SPECIALS
 
 from .state import Json, SeatState, arranged_json
@@ -158,7 +158,7 @@ def script(
             hands = [hand(p, k) for p in sorted(rows)]
             out.append(("reveal", {"row": row, "offset_ms": step * interval, "hands": hands}))
             step += 1
-        water, versus = _row_water(rows, k, row, config)
+        water, versus = _row_result(rows, k, row, config)
         payload = {"row": row, "offset_ms": (step - 1) * interval, "water": water, "versus": versus}
         out.append(("row_result", payload))
     if config.spare_cards and normal:
@@ -202,23 +202,19 @@ def script(
     return out, at
 
 
-def _row_water(
+def _row_result(
     rows: Mapping[int, tuple[RowHand, RowHand, RowHand]], k: int, row: str, config: RuleConfig
 ) -> tuple[list[Json], list[Json]]:
-    """Each normal seat's water from one row: ±(1 + the winner's bonus) per opponent; and
-    head to head, each pair's water (``a`` < ``b``) from ``a``'s side."""
+    """Each normal seat's water from row ``k`` against every opponent (the engine's
+    :func:`~games.rules.scoring.row_water`), and head to head each pair's water (``a`` < ``b``)
+    from ``a``'s side."""
     water = dict.fromkeys(rows, 0)
     versus: list[Json] = []
     for a in rows:
         for b in rows:
-            result = rows[a][k].compare(rows[b][k])
-            if result > 0:
-                gained = 1 + config.bonus(row, rows[a][k].category)
-            elif result < 0:
-                gained = -(1 + config.bonus(row, rows[b][k].category))
-            else:
-                gained = 0
-            water[a] += gained
             if a < b:
+                gained = row_water(row, rows[a][k], rows[b][k], config)
+                water[a] += gained
+                water[b] -= gained
                 versus.append({"a": a, "b": b, "water": gained})
     return [{"position": p, "water": w} for p, w in sorted(water.items())], versus

@@ -60,7 +60,7 @@ Private (to the player at one seat):
                    ``special`` (the enabled special the hand makes, or None), with a special
                    also ``advice`` (``games.rules.advice``: ``special, opponents,
                    special_water, arrange_water, recommend``); ``suggestions`` are added when
-                   it is sent (``views.delivered``), never logged
+                   it is sent (``perspective.delivered``), never logged
 ``special_chosen`` ``position, play_special, auto, deadline`` (the arrange deadline after No)
 ``arrangement``    ``position, front, middle, back, auto`` (also when submitted for the seat)
 ``draft_saved``    ``position, draft``

@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from games.rules.cards import _BY_TEXT, Card, Deck, format_cards, parse_cards
+from games.rules.cards import ANY_DECK, CARD_BY_TEXT, Card, format_cards, parse_cards
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.scoring import Arranged
 
 Json = dict[str, Any]
-_ANY_DECK = Deck(2, 2)
 
 
 class Phase(StrEnum):
@@ -202,10 +201,10 @@ class TableState:
     salt: str | None = None
     deck: tuple[Card, ...] | None = field(default=None, repr=False)
     result: Json | None = None
-    # A table of a duplicate match (issue 17) moves in lockstep with the match's other tables:
-    # its rounds start only when the match starts them (every table full and ready) and its
+    # A table of a duplicate match moves in lockstep with the match's other tables: its
+    # rounds start only when the match starts them (every table full and ready) and its
     # comparison waits (``held``) until every table's hands are in. A match's table, and a
-    # series' (房卡, issue 18), plays ``last_round`` rounds at most.
+    # series' (房卡), plays ``last_round`` rounds at most.
     lockstep: bool = False
     last_round: int | None = None
     held: bool = False
@@ -347,11 +346,11 @@ def _hand_size(texts: Any) -> int:
 
 
 def _stored_cards(texts: Any, count: int, what: str) -> tuple[Card, ...]:
-    cards = tuple(_BY_TEXT.get(t) for t in texts) if isinstance(texts, list) else ()
+    cards = tuple(CARD_BY_TEXT.get(t) for t in texts) if isinstance(texts, list) else ()
     if len(cards) == count and None not in cards and len(set(cards)) == count:
         return cards  # type: ignore[return-value]
     # Raises with the reason (any card of any deck: the machine wrote them).
-    return parse_cards(texts, count=count, what=what, deck=_ANY_DECK)
+    return parse_cards(texts, count=count, what=what, deck=ANY_DECK)
 
 
 def _float(value: Any) -> float | None:

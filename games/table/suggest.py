@@ -2,10 +2,10 @@
 
 Deterministic for the same cards and configuration, so they are not stored: the seat's
 private ``hand`` event goes out with the deal without them and they follow a moment later,
-outside the deal's transaction (``views.delivered``, ``views.hand_suggestions``; the log keeps
-the hand without them); a reconnect's missed hand and a snapshot recompute them (cached). With the
-variant decks (RULES.md §12) a suggestion also names the spare cards it sets aside
-(``unused``) and what each joker stands for in its row (``jokers``).
+outside the deal's transaction (``perspective.delivered``, ``perspective.hand_suggestions``;
+the log keeps the hand without them); a reconnect's missed hand and a snapshot recompute them
+(cached). With the variant decks (RULES.md §12) a suggestion also names the spare cards it
+sets aside (``unused``) and what each joker stands for in its row (``jokers``).
 
 With spare cards a player may also ask for the suggestions of the 13 cards it keeps after
 swapping with its spare tray (:func:`kept_suggestions`, the ``suggest`` message).

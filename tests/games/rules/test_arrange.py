@@ -2,12 +2,14 @@
 
 import random
 
+import numpy as np
 import pytest
 
-from games.rules.arrange import Policy, arrange, best_arrangement
+from games.rules.arrange import Hand, Policy, arrange, best_arrangement
 from games.rules.cards import DECK
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.errors import DuplicateCardError, WrongCountError
+from games.rules.expected_water import water_model
 from games.rules.hands import evaluate, foul_rows
 from games.rules.scoring import Seat, score_round
 
@@ -57,14 +59,10 @@ def test_6_best_is_deterministic_whatever_the_order_of_the_cards():
 
 def test_6_best_is_the_best_of_its_category_triple_and_overall():
     """No foul-free split has a higher expected water than the best (checked on the model)."""
-    import numpy as np
-
-    from games.rules.arrange import _Hand, _model
-
     for hand in hands(20, seed=4):
-        h = _Hand([x.index for x in hand], "lowest")
+        h = Hand([x.index for x in hand], "lowest")
         splits = np.flatnonzero(h.valid)
-        values, _ = _model(DEFAULT_CONFIG, 3).split_values(h, *h.rows_of(splits))
+        values, _ = water_model(DEFAULT_CONFIG, 3).split_values(h, *h.rows_of(splits))
         assert arrange(hand).best.expected_water == pytest.approx(values.max(), abs=1e-3)
 
 

@@ -14,6 +14,7 @@ from games.rules import arrange as engine
 from games.rules.api import handle
 from games.rules.cards import ALL_CARDS, Card, parse_cards
 from games.rules.config import RuleConfig
+from games.rules.expected_water import water_model
 from games.rules.hands import check_foul, evaluate, foul_rows
 from games.rules.presets import preset_config
 from games.rules.spare import arrange16
@@ -77,10 +78,10 @@ def test_12_4_the_pruned_search_finds_the_best_of_every_13_of_16(hand):
         indices = [int(i) for i in np.random.default_rng(124).choice(65, 16, replace=False)]
     else:
         indices = [c.index for c in parse_cards(hand.split(), deck=DUOSANZHANG.deck)]
-    model = engine._model(DUOSANZHANG, 3)
+    model = water_model(DUOSANZHANG, 3)
     best = max(
         float(model.split_values(h, *h.rows_of(np.flatnonzero(h.valid)))[0].max())
-        for h in (engine._Hand(list(sub), "lowest", True) for sub in combinations(indices, 13))
+        for h in (engine.Hand(list(sub), "lowest", True) for sub in combinations(indices, 13))
     )
     assert arrange16(indices, DUOSANZHANG, 3, 1)[0].value == round(best, 4)
 

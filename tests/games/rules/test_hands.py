@@ -5,10 +5,10 @@ from itertools import combinations
 import numpy as np
 import pytest
 
+from games.rules import build_tables
 from games.rules.cards import DECK
 from games.rules.errors import FoulError, WrongCountError
 from games.rules.hands import Category, check_foul, compare, evaluate, foul_rows
-from games.rules.tables import _all_hands
 from games.rules.vectorized import eval3, eval5, sort_desc
 
 from .helpers import c, ev
@@ -191,7 +191,7 @@ PUBLISHED_3 = {Category.TRIPS: 52, Category.PAIR: 3_744, Category.HIGH_CARD: 18_
 
 @pytest.fixture(scope="module")
 def all_hands():
-    return _all_hands()
+    return build_tables.all_hands()
 
 
 @pytest.mark.parametrize("a2345", ["lowest", "second"])

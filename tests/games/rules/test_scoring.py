@@ -4,7 +4,8 @@ import pytest
 
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.errors import DuplicateCardError, FoulError, NotSpecialError, WrongCountError
-from games.rules.scoring import Declared, Seat, score_round
+from games.rules.hands import evaluate
+from games.rules.scoring import Declared, Seat, row_water, score_round
 
 from .helpers import arr, c
 
@@ -102,6 +103,25 @@ def test_7_1_bonus_is_paid_by_the_row_loser_even_when_holding_the_same_category(
     assert r.pairs[0].rows == (-1, -1, 1)
     assert r.pairs[0].bonus_water == 3  # only the winner's quads count
     assert r.water == (-1 + 3, 1 - 3)
+
+
+@pytest.mark.parametrize(
+    ("row", "a", "b", "water"),
+    [
+        ("front", "7S 7H 7D", "AS KD 4C", 1 + 2),  # trips win the front: its bonus too
+        ("front", "AS KD 4C", "7S 7H 7D", -(1 + 2)),
+        ("middle", "8C 8D 8H 2S 2C", "AC AD 3S 3H 4H", 1 + 1),  # full house
+        ("back", "AS AH AD AC QS", "KH KD KC KS 2C", 1 + 3),  # quads over quads
+        ("back", "KH KD KC KS 2C", "AS AH AD AC QS", -(1 + 3)),  # the winner's bonus only
+        ("middle", "5S 5H 6D 6C 2D", "5C 5D 6H 6S 2H", 0),  # a tie moves nothing
+        ("back", "9S TH JD QC KH", "7S 7D 5H 4S 6D", 1),  # no bonus for a straight
+    ],
+)
+def test_7_1_row_water_is_one_plus_the_winners_bonus(row, a, b, water):
+    ha, hb = evaluate(c(a)), evaluate(c(b))
+    assert row_water(row, ha, hb, DEFAULT_CONFIG) == water
+    assert row_water(row, hb, ha, DEFAULT_CONFIG) == -water
+    assert row_water(row, ha, hb, PLAIN) == (water > 0) - (water < 0)
 
 
 def test_7_2_gun_pays_gun_water_on_top():

@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from games.rules.arrange import _Hand, _witness_masks, special_split
+from games.rules.arrange import Hand, special_split, witness_masks
 from games.rules.cards import DECK
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.hands import check_foul, evaluate
@@ -168,8 +168,8 @@ def test_5_special_split_is_none_for_specials_without_a_split():
 
 
 def _witness(cards, special):
-    hand = _Hand([x.index for x in cards], "lowest")
-    mf, mm, mb = _witness_masks(hand, special)
+    hand = Hand([x.index for x in cards], "lowest")
+    mf, mm, mb = witness_masks(hand, special)
     return bool((mf[SPLIT_F] & mm[SPLIT_M] & mb[SPLIT_B]).any())
 
 

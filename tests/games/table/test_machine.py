@@ -977,3 +977,21 @@ def test_8_5_head_to_head_row_water_adds_up_to_each_seats_row_water(seed: int) -
             totals[pair["b"]] -= pair["water"]
         assert len(event.payload["versus"]) == 6
         assert {w["position"]: w["water"] for w in event.payload["water"]} == totals
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_8_5_a_pairs_row_water_over_the_rows_is_what_the_engine_scores(seed: int) -> None:
+    """The comparison shows the engine's row water (RULES.md §7.1): summed over the three
+    rows, a pair's head-to-head water is its scored row water plus row bonuses."""
+    game = Game(4)
+    game.start(deck=plain_deck(4, 300 + seed))
+    for p in range(4):
+        game.submit_best(p)
+    shown: dict[tuple[str, str], int] = {}
+    for event in game.events("row_result"):
+        for pair in event.payload["versus"]:
+            key = (f"p{pair['a']}", f"p{pair['b']}")
+            shown[key] = shown.get(key, 0) + pair["water"]
+    game.fire()
+    pairs = game.result()["pairs"]
+    assert shown == {(p["a"], p["b"]): p["row_water"] + p["bonus_water"] for p in pairs}
