@@ -1,10 +1,10 @@
 """Speed of the rules engine, printed as figures (``make bench`` / ``python -m benchmarks.engine``).
 
-Targets (issue 2): arrange (best + 10 suggestions) <= 2 ms median; special detection <= 0.2 ms;
+Targets: arrange (best + 10 suggestions) <= 2 ms median; special detection <= 0.2 ms;
 a 4-player score <= 1 ms; process start of the command line <= 0.5 s. Timings are wall-clock on
 this machine, so they move with whatever else runs; the script reports medians and p99.
 
-Variant decks (issue 12), as ratios to the classic arrange measured in the same run: arrange
+Variant decks, as ratios to the classic arrange measured in the same run: arrange
 with 2 jokers in hand <= 3x; arrange with 16 cards (spare cards) <= 25x; special detection with
 jokers or with 16 cards <= 1 ms median.
 """
@@ -90,7 +90,7 @@ def _variant_hands(
 
 
 def bench_variants(rng: np.random.Generator, classic_ms: float) -> None:
-    """Issue 12: arrange and special detection with the variant decks."""
+    """Arrange and special detection with the variant decks."""
     laizi, spare = preset_config("laizi"), preset_config("duosanzhang")
     for label, config, jokers, n, target in (
         ("arrange, 2 jokers (laizi)", laizi, 2, 500, 3),

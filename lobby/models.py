@@ -84,11 +84,11 @@ class Room(models.Model):
     # When the last seat was freed (null while someone sits, and for a room nobody has left
     # yet): an open room empty for LOBBY_IDLE_ROOM_SECONDS is closed (lobby.tasks).
     empty_since = models.DateTimeField(_("empty since"), null=True, blank=True)
-    # How the bots it seats play (chosen when the room is opened; issue 17).
+    # How the bots it seats play (chosen when the room is opened).
     bot_level = models.CharField(
         _("bot level"), max_length=8, choices=BotLevel.choices, default=BotLevel.STRONG
     )
-    # A table of a duplicate match (issue 17): which match, and its number there (1, 2, …).
+    # A table of a duplicate match: which match, and its number there (1, 2, …).
     match = models.ForeignKey(
         "games.DuplicateMatch",
         verbose_name=_("duplicate match"),
@@ -98,19 +98,19 @@ class Room(models.Model):
         blank=True,
     )
     match_table = models.PositiveSmallIntegerField(_("match table"), null=True, blank=True)
-    # A series (房卡, issue 18): a private room opened for this many rounds, with a final
+    # A series (房卡): a private room opened for this many rounds, with a final
     # scoreboard anyone with its link (the token) may read.
     series_rounds = models.PositiveSmallIntegerField(_("series rounds"), null=True, blank=True)
     series_token = models.CharField(
         _("series link token"), max_length=24, null=True, blank=True, unique=True, editable=False
     )
-    # Anyone may watch the table (issue 18; a public room only): spectators see what is public.
+    # Anyone may watch the table (a public room only): spectators see what is public.
     allow_spectators = models.BooleanField(
         _("spectators allowed"),
         default=True,
         help_text=_("Anyone may watch a public room's table; hands are shown once revealed."),
     )
-    # Free-text table chat (issue 18); quick phrases and reactions are always allowed.
+    # Free-text table chat; quick phrases and reactions are always allowed.
     chat_text = models.BooleanField(
         _("free-text chat"),
         default=True,

@@ -79,8 +79,8 @@ class RoomRow(TypedDict):
     players: list[PlayerRow]
     people: int  # players who are not bots
     bot_level: str  # how its bots play (games.rules.levels)
-    match: MatchRow | None  # a duplicate match's table (issue 17)
-    allow_spectators: bool  # anyone may watch (a public room; issue 18)
+    match: MatchRow | None  # a duplicate match's table
+    allow_spectators: bool  # anyone may watch (a public room)
     watchers: int  # spectators watching its table now
     version: int
 

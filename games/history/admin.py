@@ -5,7 +5,7 @@ looked at, verified (:func:`games.history.audit.round_verify`) and exported as C
 added, changed or deleted, superusers included; the `support` group views them
 (``games.view_round``) and exports ledger entries with ``accounts.export_ledger``.
 
-Nobody sees a hand before the settlement, superusers included (issue 13). A round in play is
+Nobody sees a hand before the settlement, superusers included. A round in play is
 listed (who plays, when it started, its commitment) with the "in play" marker, but every page,
 filter, action and export reads rounds through
 :func:`games.selectors.rounds_hidden_until_settled` (the cards, arrangements, specials, deck

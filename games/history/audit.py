@@ -7,7 +7,7 @@ with the stored result, the stored player rows and the ledger (the settlement an
 transactions referenced ``round:<pk>``). It also checks the revealed deck against the shuffle
 commitment and that the deck deals the stored hands.
 
-Nobody sees a hand before the settlement, staff included (issue 13): every selector here reads
+Nobody sees a hand before the settlement, staff included: every selector here reads
 rounds through :func:`games.selectors.rounds_hidden_until_settled`, which blanks the cards,
 arrangements, specials, deck and result of a round in play in the SQL itself; filters that
 depend on how hands were played match settled rounds only; verifying a round in play computes

@@ -1,4 +1,4 @@
-"""A player's review of its own hand in a settled round (issue 17): what it played against the
+"""A player's review of its own hand in a settled round: what it played against the
 engine's best arrangement of the same cards, in expected water and in water against the hands
 that round revealed (``games.rules.review``).
 

@@ -1,4 +1,4 @@
-"""A series' final scoreboard (房卡, issue 18): a private room opened for N rounds
+"""A series' final scoreboard (房卡): a private room opened for N rounds
 (``Room.series_rounds``; its table's ``last_round``) and, once they are played, each player's
 water and coins per round and in total, the guns fired and suffered, the home runs, and the
 best hand (the round it won most water with, and how it was played).

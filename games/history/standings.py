@@ -1,4 +1,4 @@
-"""Standings and statistics (issue 18): computed by the beat job (``games.live.tasks``
+"""Standings and statistics: computed by the beat job (``games.live.tasks``
 ``compute_standings``, every STANDINGS_SECONDS), never on request, into
 :class:`~games.models.Standing` rows — one per person and period (this week, since Monday
 00:00 UTC; all time). The pages and the API only read them.

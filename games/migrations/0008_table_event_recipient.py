@@ -1,4 +1,4 @@
-"""Private table events belong to a player, not a seat position (issue 13).
+"""Private table events belong to a player, not a seat position.
 
 Rows logged before this have only the position; their player cannot be told apart from a later
 occupant of the same seat, so they are shown to nobody (recipient "").

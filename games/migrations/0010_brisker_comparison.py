@@ -1,5 +1,4 @@
-"""The "Standard 标准" rules compare at 500 ms a step instead of RULES.md's 800 (issue 14,
-tempo): with the deal's new pace (a round of cards per interval) a round spends well under a
+"""The "Standard 标准" rules compare at 500 ms a step instead of RULES.md's 800 (tempo): with the deal's new pace (a round of cards per interval) a round spends well under a
 third of its time waiting. Only when an administrator has not tuned the pace already; the
 change is recorded in the configuration's history like an admin's. Reversible."""
 
@@ -9,7 +8,7 @@ from django.utils import timezone
 DEFAULT_NAME = "Standard 标准"
 RULES_MD_REVEAL_MS = 800
 BRISK_REVEAL_MS = 500
-REASON = "Tempo: a brisker comparison (issue 14)"
+REASON = "Tempo: a brisker comparison"
 
 
 def _set_reveal(apps, old: int, new: int) -> None:

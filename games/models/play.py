@@ -27,7 +27,7 @@ class Table(models.Model):
     version = models.PositiveIntegerField(_("version"), default=0)
     phase = models.CharField(_("phase"), max_length=16, default="waiting")
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True, db_index=True)
-    # Spectators' sockets open on this table (issue 18): its public events go to their group
+    # Spectators' sockets open on this table: its public events go to their group
     # only when some watch.
     watchers = models.PositiveIntegerField(_("watchers"), default=0)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
@@ -180,7 +180,7 @@ class RoundPlayer(models.Model):
         return f"{self.round} #{self.position}"
 
 
-# A duplicate match's size (issue 17): enough tables to compare a hand several times, few enough
+# A duplicate match's size: enough tables to compare a hand several times, few enough
 # for one lobby page; deals as in a short duplicate session.
 MATCH_TABLES = (2, 3, 4)
 MATCH_MAX_DEALS = 24
@@ -193,7 +193,7 @@ class MatchStatus(models.TextChoices):
 
 
 class DuplicateMatch(models.Model):
-    """A duplicate match (复式赛, issue 17): ``tables`` rooms (``Room.match``) with the same rules,
+    """A duplicate match (复式赛): ``tables`` rooms (``Room.match``) with the same rules,
     base score and seats play the same ``deals`` deals in lockstep, so players who held the
     same cards can be compared (:mod:`games.live.duplicate`).
 

@@ -13,7 +13,7 @@ class StandingPeriod(models.TextChoices):
 
 
 class Standing(models.Model):
-    """A player's statistics over a period (issue 18), counted by the beat job
+    """A player's statistics over a period, counted by the beat job
     ``games.live.tasks.compute_standings`` (``games.history.standings``), never on request: the
     rounds
     settled this week (since Monday 00:00 UTC) or ever, their water and coins, the guns fired

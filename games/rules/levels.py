@@ -1,4 +1,4 @@
-"""How a bot of each level plays a hand (issue 17's bot levels).
+"""How a bot of each level plays a hand (bot levels).
 
 =========  =====================================================================================
 ``easy``   a greedy beginner: the foul-free split with the strongest back, then middle, then

@@ -1,4 +1,4 @@
-"""The review of one player's hand after a round (issue 17's post-hand review).
+"""The review of one player's hand after a round (post-hand review).
 
 Two figures for what the player played and for the engine's best arrangement of the same
 cards (RULES.md §6; with spare cards, of all 16, so the best may set aside other cards):

@@ -72,7 +72,7 @@ def deal_offsets(
     gives the round's cards at once, sequential one after another, ``interval_ms / n`` apart.
     The design document makes only the simultaneous pace configurable ("依次轮流发牌…发牌速度不
     可配置"), so sequential follows it; a 4-player deal lasts 13 rounds either way (1.56 s at
-    the default 120 ms) instead of 52 × 120 ms (6.2 s) of waiting (issue 14, tempo)."""
+    the default 120 ms) instead of 52 × 120 ms (6.2 s) of waiting (tempo)."""
     if mode == "simultaneous":
         return [k * interval_ms for k in range(hand_size)]
     return [(k * n + index) * interval_ms // n for k in range(hand_size)]
@@ -83,7 +83,7 @@ def deal_duration_ms(mode: str, n: int, interval_ms: int, hand_size: int = HAND_
     return hand_size * interval_ms
 
 
-# -- duplicate deals (issue 17) ----------------------------------------------------------------
+# -- duplicate deals -------------------------------------------------------------------------------
 #
 # The tables of a duplicate match play the same deals: deal k of every table is derived from the
 # match's secret ``seed`` (64 hex digits, committed to at the match's creation by SHA-256 of its

@@ -178,7 +178,7 @@ def snapshot_for(state: TableState, position: int | None, *, now: float) -> Json
         "salt": state.salt if settled else None,
         "result": state.result,
         "seats": [_public_seat(state, s) for s in state.seats],
-        # A duplicate match's table (issue 17): its last deal, and whether its hands wait for
+        # A duplicate match's table: its last deal, and whether its hands wait for
         # the other tables (None at an ordinary table).
         "match": ({"last_round": state.last_round, "held": state.held} if state.lockstep else None),
         "chat_text": state.chat_text,

@@ -1,4 +1,4 @@
-"""Rooms of 2 to 6 seats (issue 16): a variant deck seats up to 5 (one extra suit) or 6 (two);
+"""Rooms of 2 to 6 seats: a variant deck seats up to 5 (one extra suit) or 6 (two);
 the services hold each room to its configuration's `max_seats`. After games 0012, which reads
 the lobby's tables as they were at 0002."""
 

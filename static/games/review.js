@@ -1,4 +1,4 @@
-// The review of one's own hand in a settled round (issue 17), shared by the table's settlement
+// The review of one's own hand in a settled round, shared by the table's settlement
 // panel and the replay page: GET /api/games/…/review/ (games/apis.py), drawn as "You played"
 // beside "The engine's best" — the rows, the model's expected water against this round's
 // opponents, and the water each scored (or would have scored) against the round's real hands —
