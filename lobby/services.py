@@ -74,6 +74,7 @@ from accounts.models import User
 from accounts.selectors import wallet_balance
 from games.live import bots as games_bots
 from games.live import services as table_services
+from games.live import store as table_store
 from games.models import (
     MATCH_MAX_DEALS,
     MATCH_TABLES,
@@ -607,7 +608,7 @@ def match_create(
             match=match,
             match_table=number,
         )
-        table_services.table_for_room(room=room)
+        table_store.table_for_room(room=room)
         rooms.append(room)
     _sit(room=rooms[0], user=owner, position=0)
     for room in rooms:
