@@ -9,8 +9,8 @@ new state with its version, phase and deadline and appends the events to the
 
 The hot path's statements are written by hand: locking the room and the table, saving the
 table and appending its events run on every command, and the ORM's query building cost more
-CPU than the queries themselves (docs/load-and-faults.md, "Capacity"). They are plain
-statements every backend runs (FOR UPDATE only where the database has it).
+CPU than the queries themselves (docs/load-and-faults.md, "Design choices that hold"). They
+are plain statements every backend runs (FOR UPDATE only where the database has it).
 """
 
 from __future__ import annotations
