@@ -99,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     from accounts.selectors import ledger_audit
     from accounts.services import user_signup
     from games.live import services as table_services
+    from games.live import store as table_store
     from games.models import RuleConfiguration
     from games.rules.arrange import best_arrangement
     from games.table.state import Phase, TableState, arranged_json
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         room_join(user=user, room_id=room.pk)
 
     def sit_down() -> None:
-        seated = TableState.from_dict(table_services.table_for_room(room=room).state)
+        seated = TableState.from_dict(table_store.table_for_room(room=room).state)
         for user in users:  # joining the room seats a player at its table
             if seated.seat_of(str(user.pk)) is None:
                 table_services.table_sit(user=user, room=room)
@@ -125,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     backend = connection.connection.info.backend_pid
 
     def state() -> TableState:
-        return TableState.from_dict(table_services.table_for_room(room=room).state)
+        return TableState.from_dict(table_store.table_for_room(room=room).state)
 
     loop = asyncio.new_event_loop()
 

@@ -7,13 +7,13 @@ choose_special, submit, draft, leave, chat), an action is answered {"type": "ok"
 as {"type": "events", "events": [{version, type, payload}, ...]}: only those the player may
 see. Private events are addressed to a player, not a seat, and the services send a player
 with a private event in a batch its own message of that batch, on its own channel group
-(``table_services.table_player_group``), so another player's cards never reach this connection,
+(``table_notify.table_player_group``), so another player's cards never reach this connection,
 nor this process through Redis. The batch's public events go once to the table's public group,
 which every connection to the table listens to; a player that got its own message of the batch
 skips that one (``except``).
 
-The consumer holds no rules and no ORM: it parses, calls a service of
-games.live.services on a worker thread and sends; the services send the events
+The consumer holds no rules and no ORM: it parses, calls a service of games.live.services
+(or a read of games.live.reads) on a worker thread and sends; the services send the events
 to the player's group after commit. A retried action (same `id` and type) is applied once: its
 reply is kept for ACTION_REPLY_SECONDS and answered again — kept beside the user's frame budget
 and looked up in the same Redis round trip that spends the frame
@@ -51,6 +51,8 @@ from django.conf import settings
 from django.utils import translation
 
 from accounts.models import User
+from games.live import notify as table_notify
+from games.live import reads as table_reads
 from games.live import services as table_services
 from games.table.errors import TableError
 from shisanshui import fastjson, publish
@@ -249,9 +251,9 @@ def _rate_limited(limited: RateLimited) -> dict[str, Any]:
 class TableConsumer(Consumer):
     """A seated player's connection to the table of one room."""
 
-    seat: table_services.TableSeat | None = None
+    seat: table_reads.TableSeat | None = None
     # A spectator's connection (not seated at this table): public events only, no actions.
-    watch: table_services.TableWatch | None = None
+    watch: table_reads.TableWatch | None = None
     # The last table version this connection has passed on (events or a welcome); None until
     # the client's hello.
     version: int | None = None
@@ -276,14 +278,14 @@ class TableConsumer(Consumer):
             await self.send_error(None, _rate_limited(limited))
             await self.close(code=CLOSE_FLOOD)
             return
-        self.seat = await on_side(table_services.table_seat_for)(user=user, room_id=room_id)
+        self.seat = await on_side(table_reads.table_seat_for)(user=user, room_id=room_id)
         if self.seat is None:
             # Not seated here: a spectator, where the room allows it (issue 18).
-            self.watch = await on_side(table_services.table_watch_for)(user=user, room_id=room_id)
+            self.watch = await on_side(table_reads.table_watch_for)(user=user, room_id=room_id)
             if self.watch is None:
                 await self.close(code=CLOSE_NOT_SEATED)
                 return
-            await self._join(table_services.table_public_group(self.watch.table_id))
+            await self._join(table_notify.table_public_group(self.watch.table_id))
             await on_side(table_services.table_watchers_change)(
                 table_id=self.watch.table_id, delta=1
             )
@@ -291,8 +293,8 @@ class TableConsumer(Consumer):
             return
         self.connection = uuid.uuid4().hex
         await self._join(
-            table_services.table_player_group(self.seat.table_id, self.seat.player),
-            table_services.table_public_group(self.seat.table_id),
+            table_notify.table_player_group(self.seat.table_id, self.seat.player),
+            table_notify.table_public_group(self.seat.table_id),
         )
         await self.accept()
         # This socket becomes the player's current one (so the late close of an older one
@@ -415,7 +417,7 @@ class TableConsumer(Consumer):
             await self.welcome(request_id, since)
         elif kind == "suggest":
             cards = _cards(message, "cards")
-            found = await on_side(table_services.table_suggest)(
+            found = await on_side(table_reads.table_suggest)(
                 user=self.user, room=seat.room, cards=cards
             )
             await self.send_json(
@@ -444,7 +446,7 @@ class TableConsumer(Consumer):
     async def welcome_spectator(self, request_id: str | int | None) -> None:
         """The public snapshot (``views.snapshot_for`` with no seat): every version is passed."""
         assert self.watch is not None
-        view = await on_side(table_services.table_resync)(
+        view = await on_side(table_reads.table_resync)(
             table_id=self.watch.table_id, player="", since=None
         )
         self.version = int(view["version"])
@@ -458,7 +460,7 @@ class TableConsumer(Consumer):
         missed events come as an ordinary ``events`` frame; a ``welcome`` without an id only
         when the log no longer reaches back (a snapshot). Returns the events sent."""
         assert self.seat is not None
-        view = await on_side(table_services.table_resync)(
+        view = await on_side(table_reads.table_resync)(
             table_id=self.seat.table_id, player=self.seat.player, since=since
         )
         self.version = int(view["version"])

@@ -40,6 +40,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.live import services as table_services
+from games.live import store as table_store
 from games.models import DuplicateMatch, MatchStatus, Table
 from games.table import machine
 from games.table.state import LOBBY_PHASES, Phase, TableState
@@ -65,7 +66,7 @@ def match_advance(*, match_id: int) -> str | None:
     if match is None:
         return None
     room_ids = list(Room.objects.filter(match=match).values_list("pk", flat=True))
-    tables = table_services.tables_locked(room_ids=room_ids)
+    tables = table_store.tables_locked(room_ids=room_ids)
     # Re-read under the locks: another advance may have finished the match meanwhile.
     match = DuplicateMatch.objects.select_for_update().get(pk=match_id)
     if match.status != MatchStatus.PLAYING or len(tables) != match.tables:

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from games.live import services as table_services
+from games.live import store as table_store
 from games.models import (
     MATCH_MAX_DEALS,
     MATCH_TABLES,
@@ -136,7 +136,7 @@ def match_create(
             match=match,
             match_table=number,
         )
-        table_services.table_for_room(room=room)
+        table_store.table_for_room(room=room)
         rooms.append(room)
     seat_take(room=rooms[0], user=owner, position=0)
     for room in rooms:

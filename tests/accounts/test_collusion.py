@@ -23,7 +23,10 @@ from accounts.models import CollusionFlag, CollusionStatus, EconomySettings, Use
 from accounts.selectors import ledger_audit, wallet_balance
 from games.history import collusion, tasks
 from games.history.collusion import PairFlow, collusion_scan, pair_flows, round_payments
+from games.live import deal as table_deal
+from games.live import notify as table_notify
 from games.live import services as table_services
+from games.live import store as table_store
 from games.models import Round
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
@@ -206,7 +209,7 @@ def test_bots_are_nobodys_accomplice_but_losses_to_them_count(
     User.objects.filter(pk=bot.pk).update(is_bot=True)
     _thresholds(collusion_min_rounds=2, collusion_min_flow=1, collusion_min_share_percent=60)
     room = room_create(owner=a, name="With a bot", base_score=10, seats=3, rules=fast_rules())
-    table = table_services.table_for_room(room=room)
+    table = table_store.table_for_room(room=room)
     now = timezone.now()
     for number in range(1, 3):
         # a loses 100 to b and 100 to the bot; the bot loses 500 to a.
@@ -247,10 +250,10 @@ class Clock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
     """The tables' clock, moved by hand; no worker, no socket, a seeded shuffle."""
     c = Clock(now=timezone.now().timestamp())
-    monkeypatch.setattr(table_services, "_now", lambda: c.now)
-    monkeypatch.setattr(table_services, "_send", lambda table_id, message: None)
+    monkeypatch.setattr(table_store, "clock", lambda: c.now)
+    monkeypatch.setattr(table_notify, "send_messages", lambda table_id, message: None)
     shuffler = random.Random(13)
-    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: shuffler)
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: shuffler)
     yield c
 
 

@@ -349,7 +349,7 @@ def test_relief_is_for_the_broke_a_few_times_a_day(make_player: MakePlayer) -> N
 
 
 def test_relief_cannot_be_claimed_during_a_round(make_player: MakePlayer) -> None:
-    from games.live import services as table_services
+    from games.live import store as table_store
     from games.models import Round, RoundPlayer
     from lobby.services import room_create
     from tests.games.table_helpers import fast_rules
@@ -357,7 +357,7 @@ def test_relief_cannot_be_claimed_during_a_round(make_player: MakePlayer) -> Non
     broke = make_player(0)
     owner = make_player(1_000_000)
     room = room_create(owner=owner, name="Round", base_score=10, seats=2, rules=fast_rules())
-    table = table_services.table_for_room(room=room)
+    table = table_store.table_for_room(room=room)
     round_ = Round.objects.create(table=table, number=1, config={}, commitment="c", started_at=DAY)
     RoundPlayer.objects.create(round=round_, user=broke, position=1, cards="")
 

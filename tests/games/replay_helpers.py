@@ -24,7 +24,10 @@ from dataclasses import dataclass
 import pytest
 
 from accounts.models import User
+from games.live import deal as table_deal
+from games.live import notify as table_notify
 from games.live import services as table_services
+from games.live import store as table_store
 from games.models import Round
 from games.rules.cards import DECK, Card, parse_cards
 from games.table.deck import deal_order
@@ -100,8 +103,8 @@ def play_rigged_round(
     stops once the cards are dealt: the round is in play. ``while_arranging(room, users)``
     runs once the special hands are answered, before any hand is submitted."""
     clock = {"now": time.time()}
-    monkeypatch.setattr(table_services, "_now", lambda: clock["now"])
-    monkeypatch.setattr(table_services, "_send", lambda table_id, messages: None)
+    monkeypatch.setattr(table_store, "clock", lambda: clock["now"])
+    monkeypatch.setattr(table_notify, "send_messages", lambda table_id, messages: None)
     # Nobody watches the lobby either (and a browser test's thread runs an event loop).
     monkeypatch.setattr(lobby_store, "_group_send", lambda group, message: lambda: None)
     default_rules()
@@ -117,7 +120,7 @@ def play_rigged_round(
         assert seat is not None
         by_position[seat.position] = hands[name].dealt()
     deck = rigged_deck(by_position)
-    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: RiggedRandom(deck))
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: RiggedRandom(deck))
     press_ready(list(users.values()), room)
 
     tid = table_id(room)

@@ -13,6 +13,7 @@ from django.test import override_settings
 from accounts.models import Account, AccountKind, Transaction, TransactionKind, User
 from accounts.services import user_signup
 from games.live import services as table_services
+from games.live import store as table_store
 from games.models import RuleConfiguration
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
@@ -59,7 +60,7 @@ def make_player(name: str) -> User:
 
 
 def state_of(room: Room) -> TableState:
-    return TableState.from_dict(table_services.table_for_room(room=room).state)
+    return TableState.from_dict(table_store.table_for_room(room=room).state)
 
 
 def submit_best(room: Room, user: User) -> None:
@@ -78,7 +79,7 @@ def submit_best(room: Room, user: User) -> None:
 
 
 def table_id(room: Room) -> int:
-    return table_services.table_for_room(room=room).pk
+    return table_store.table_for_room(room=room).pk
 
 
 def ensure_at_table(user: User, room: Room) -> None:

@@ -4,7 +4,7 @@ the table's own services.
 
 Transactional tests, so that ``on_commit`` fires: bot tasks are recorded, never run, and no
 deadline poller runs; the tests call :func:`games.live.bots.bot_act` themselves, as the task
-would. The clock is ``table_services._now`` (an hour in the past, moved by hand) and the
+would. The clock is ``table_store.clock`` (an hour in the past, moved by hand) and the
 shuffle is seeded.
 ``BOT_DELAY_SCALE`` is 0 unless a test checks the delays.
 """
@@ -27,7 +27,10 @@ from django.utils import timezone
 from accounts.models import Account, Transaction, TransactionKind, User
 from accounts.selectors import ledger_audit, wallet_balance
 from games.live import bots, tasks
+from games.live import deal as table_deal
+from games.live import notify as table_notify
 from games.live import services as table_services
+from games.live import store as table_store
 from games.models import Round, RoundPlayer, RuleConfiguration, Table
 from games.rules.advice import special_advice
 from games.rules.cards import parse_cards
@@ -62,11 +65,11 @@ class World:
 def world(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[World]:
     settings.BOT_DELAY_SCALE = 0
     w = World(clock=time.time() - 3600)
-    monkeypatch.setattr(table_services, "_now", lambda: w.clock)
-    monkeypatch.setattr(table_services, "_send", lambda table_id, message: None)
+    monkeypatch.setattr(table_store, "clock", lambda: w.clock)
+    monkeypatch.setattr(table_notify, "send_messages", lambda table_id, message: None)
     monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kw: w.bot_tasks.append(kw))
     rng = random.Random(SEED)
-    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: rng)
     yield w
 
 

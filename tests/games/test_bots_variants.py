@@ -15,6 +15,7 @@ from django.db.models import Sum
 from accounts.models import Account
 from accounts.selectors import ledger_audit, wallet_balance
 from games.history.audit import round_verify
+from games.live import reads as table_reads
 from games.live import services as table_services
 from games.models import Round, RoundPlayer, RuleConfiguration
 from games.rules.config import RuleConfig
@@ -61,9 +62,9 @@ def play_round(world: tb.World, room: Any, person: Any, *, how: str) -> Round:
         seat = state.seat_of(str(person.pk))
         if seat.choosing:
             table_services.table_choose_special(user=person, room=room, play_special=False)
-        hand = table_services.table_resync(
-            table_id=table_id(room), player=str(person.pk), since=None
-        )["snapshot"]["you"]
+        hand = table_reads.table_resync(table_id=table_id(room), player=str(person.pk), since=None)[
+            "snapshot"
+        ]["you"]
         best = hand["suggestions"][0]
         table_services.table_submit(
             user=person,

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from games.live import services as table_services
+from games.live import deal as table_deal
+from games.live import store as table_store
 from games.models import Table, TableEvent
 from games.rules.cards import format_cards
 from tests.games.test_consumers import (
@@ -36,9 +37,9 @@ def clock(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[Clock]:
     """As in test_consumers: the services' clock, recorded timers, a seeded shuffle and a
     channel layer under a prefix of its own."""
     c = Clock(time.time())
-    monkeypatch.setattr(table_services, "_now", lambda: c.now)
+    monkeypatch.setattr(table_store, "clock", lambda: c.now)
     rng = random.Random(11)
-    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: rng)
     layer = dict(settings.CHANNEL_LAYERS["default"])
     if layer["BACKEND"] != "channels.layers.InMemoryChannelLayer":
         layer["CONFIG"] = {**layer.get("CONFIG", {}), "prefix": f"test-{uuid.uuid4().hex}"}

@@ -2,7 +2,7 @@
 routing) and the configured channel layer: Redis when REDIS_URL is set, as under `make test`.
 
 Transactional tests, so that the services' on-commit events reach the sockets. The clock is
-``table_services._now`` (moved forward to drive the deadlines, whose timeouts the tests call
+``table_store.clock`` (moved forward to drive the deadlines, whose timeouts the tests call
 directly, as the Celery task would); the timers themselves are recorded, never run, and the
 shuffle is seeded.
 """
@@ -32,7 +32,11 @@ from accounts.models import User
 from accounts.selectors import wallet_balance
 from accounts.services import user_signup
 from games.live import consumers
+from games.live import deal as table_deal
+from games.live import notify as table_notify
+from games.live import reads as table_reads
 from games.live import services as table_services
+from games.live import store as table_store
 from games.live.consumers import MAX_MESSAGE_BYTES
 from games.models import RoundPlayer, RuleConfiguration, Table, TableEvent
 from games.rules.arrange import best_arrangement
@@ -59,9 +63,9 @@ def clock(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[Clock]:
     """The services' clock, the recorded timers, a seeded shuffle and a channel layer under a
     prefix of its own (this test hears no other test run sharing the Redis server)."""
     c = Clock(time.time())
-    monkeypatch.setattr(table_services, "_now", lambda: c.now)
+    monkeypatch.setattr(table_store, "clock", lambda: c.now)
     rng = random.Random(SEED)
-    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: rng)
     layer = dict(settings.CHANNEL_LAYERS["default"])
     if layer["BACKEND"] != "channels.layers.InMemoryChannelLayer":
         layer["CONFIG"] = {**layer.get("CONFIG", {}), "prefix": f"test-{uuid.uuid4().hex}"}
@@ -340,14 +344,14 @@ async def test_6_the_dealers_own_deal_does_not_wait_for_the_suggestions(
     while the engine is still busy, and the suggestions follow when it is done."""
     gate = threading.Event()
     working = threading.Event()
-    real = table_services.hand_suggestions
+    real = table_notify.hand_suggestions
 
     def slow(event: Any, state: TableState) -> Any:
         working.set()
         assert gate.wait(TIMEOUT * 2), "never let through"
         return real(event, state)
 
-    monkeypatch.setattr(table_services, "hand_suggestions", slow)
+    monkeypatch.setattr(table_notify, "hand_suggestions", slow)
     room, (alice, bob) = await make_room(["alice", "bob"])
     a, b = await sockets(alice, room), await sockets(bob, room)
     assert (await a.request({"type": "ready", "id": "r-a"}))["type"] == "ok"
@@ -373,17 +377,19 @@ async def test_the_tables_commands_never_queue_behind_a_sockets_other_work(
     connections), a seated player's Ready is still applied and answered at once."""
     threads: dict[str, set[str]] = {}
 
-    def recorded(name: str) -> None:
-        real = getattr(table_services, name)
+    def recorded(module: Any, name: str) -> None:
+        real = getattr(module, name)
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             threads.setdefault(name, set()).add(threading.current_thread().name.split("_")[0])
             return real(*args, **kwargs)
 
-        monkeypatch.setattr(table_services, name, wrapper)
+        monkeypatch.setattr(module, name, wrapper)
 
-    for name in ("table_seat_for", "table_reconnect", "table_resync", "table_ready"):
-        recorded(name)
+    for name in ("table_seat_for", "table_resync"):
+        recorded(table_reads, name)
+    for name in ("table_reconnect", "table_ready"):
+        recorded(table_services, name)
     room, (alice, bob) = await make_room(["alice", "bob"])
     a, b = await sockets(alice, room), await sockets(bob, room)
     assert threads == {
@@ -598,11 +604,13 @@ async def test_a_lost_broadcast_is_read_from_the_log_and_a_repeated_one_is_dropp
     welcome = await c.request({"type": "hello", "id": "h", "since": None})
     start = welcome["version"]
 
-    send = table_services._send
+    send = table_notify.send_messages
     lost: list[dict[str, Any]] = []
-    monkeypatch.setattr(table_services, "_send", lambda table_id, message: lost.append(message))
+    monkeypatch.setattr(
+        table_notify, "send_messages", lambda table_id, message: lost.append(message)
+    )
     assert (await a.request({"type": "ready", "id": "a1"}))["type"] == "ok"
-    monkeypatch.setattr(table_services, "_send", send)
+    monkeypatch.setattr(table_notify, "send_messages", send)
     assert (await b.request({"type": "ready", "id": "b1"}))["type"] == "ok"
 
     await c.event("ready", lambda p: p["position"] == 1)

@@ -17,6 +17,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from accounts.models import Entry, Transaction, TransactionKind, User
+from games.live import deal as table_deal
 from games.models import Round, RoundPlayer
 from games.rules.cards import parse_cards
 from games.table.state import Phase
@@ -180,7 +181,7 @@ async def play_special_round(
     monkeypatch: Any, clock: Clock, sockets: Callable[..., Any], *, declare: bool
 ) -> tuple[dict[str, Any], Room, User, list[User], dict[User, Socket]]:
     rigged = SixPairsFirst(tc.SEED, players=3)
-    monkeypatch.setattr(tc.table_services.secrets, "SystemRandom", lambda: rigged)
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: rigged)
     room, users = await make_room(["alice", "bob", "carol"])
     socks = {u: await sockets(u, room) for u in users}
 
@@ -309,7 +310,7 @@ async def test_no_frame_holds_another_seats_cards_before_the_reveal_over_many_ro
     rng = random.Random(LEAK_SEED)
     # Every other deal gives someone six pairs, so that specials are offered and played too.
     shuffler = SixPairsFirst(LEAK_SEED, players=3, rigged=lambda n: n % 2 == 0)
-    monkeypatch.setattr(tc.table_services.secrets, "SystemRandom", lambda: shuffler)
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: shuffler)
     room, users = await make_room(["alice", "bob", "carol"])
     socks = {u: await sockets(u, room) for u in users}
     for socket in socks.values():

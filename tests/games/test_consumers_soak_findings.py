@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from games.live import services as table_services
+from games.live import notify as table_notify
 from games.models import Table
 from tests.games.test_consumers import Clock, clock, make_room, sockets  # noqa: F401
 
@@ -54,11 +54,13 @@ async def test_a_player_whose_own_left_batch_is_repaired_is_told_it_left(
     await a.request({"type": "hello", "id": "h", "since": None})
     await b.request({"type": "hello", "id": "h", "since": None})
 
-    send = table_services._send
+    send = table_notify.send_messages
     late: list[Any] = []
-    monkeypatch.setattr(table_services, "_send", lambda table_id, message: late.append(message))
+    monkeypatch.setattr(
+        table_notify, "send_messages", lambda table_id, message: late.append(message)
+    )
     assert (await b.request({"type": "leave", "id": "b1"}))["type"] == "ok"  # batch held back
-    monkeypatch.setattr(table_services, "_send", send)
+    monkeypatch.setattr(table_notify, "send_messages", send)
     assert (await a.request({"type": "leave", "id": "a1"}))["type"] == "ok"
     table = await database_sync_to_async(Table.objects.get)(room=room)
     await database_sync_to_async(send)(table.pk, late[0])  # Bob's batch arrives late

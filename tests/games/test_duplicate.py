@@ -22,7 +22,10 @@ from accounts.selectors import ledger_audit
 from games.history import matches
 from games.live import bots, duplicate, tasks
 from games.live import matches as live_matches
+from games.live import notify as table_notify
+from games.live import reads as table_reads
 from games.live import services as table_services
+from games.live import store as table_store
 from games.live.matches import (
     InvalidMatchDeals,
     InvalidMatchTables,
@@ -65,8 +68,8 @@ class World:
 def world(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[World]:
     settings.BOT_DELAY_SCALE = 0
     w = World(clock=time.time() - 3600)
-    monkeypatch.setattr(table_services, "_now", lambda: w.clock)
-    monkeypatch.setattr(table_services, "_send", lambda table_id, message: None)
+    monkeypatch.setattr(table_store, "clock", lambda: w.clock)
+    monkeypatch.setattr(table_notify, "send_messages", lambda table_id, message: None)
     monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kw: None)
     # Fixed seeds, so that every run deals the same (a match's seed is token_hex(32)).
     seeds = iter(f"{n:064x}" for n in range(1000, 2000))
@@ -551,7 +554,7 @@ def test_after_the_last_deal_the_players_go_back_to_the_room_list_because_it_is_
     )
     left = [
         e
-        for e in table_services.table_events_since(
+        for e in table_reads.table_events_since(
             table=Table.objects.get(room=one), version=state.version
         )
         if e.type == "left"

@@ -16,7 +16,11 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Transaction, TransactionKind
 from accounts.selectors import ledger_audit
+from games.live import deal as table_deal
+from games.live import notify as table_notify
+from games.live import reads as table_reads
 from games.live import services as table_services
+from games.live import store as table_store
 from games.live import timers as live_timers
 from games.models import Round, Table, TableEvent
 from games.rules.arrange import best_arrangement
@@ -44,9 +48,9 @@ LAST_SUBMIT = 11
 @pytest.fixture
 def quiet_table(monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing published, and the same hands every run."""
-    monkeypatch.setattr(table_services, "_send", lambda table_id, messages: None)
+    monkeypatch.setattr(table_notify, "send_messages", lambda table_id, messages: None)
     rng = random.Random(11)
-    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: rng)
 
 
 def deadlines(until: float) -> list[tuple[int, int, str, float]]:
@@ -127,7 +131,7 @@ def test_a_paced_round_waits_for_its_deal_and_its_comparison(
 
 
 def state_of_table_id(room: Any) -> int:
-    return table_services.table_for_room(room=room).pk
+    return table_store.table_for_room(room=room).pk
 
 
 def two_ready_players(prefix: str, **pacing: int) -> tuple[Any, list[Any]]:
@@ -199,7 +203,7 @@ def test_a_timer_is_surely_stale_only_when_the_locked_check_would_say_so(
     locked_stale = (
         phase != stored_phase or held_version != stored_version or stored_deadline is None
     )
-    quick = table_services._surely_stale(
+    quick = table_services.surely_stale(
         phase=phase,
         version=version,
         deadline=deadline,
@@ -207,7 +211,7 @@ def test_a_timer_is_surely_stale_only_when_the_locked_check_would_say_so(
     )
     assert quick == locked_stale
     # Anything unexpected in the row: not decided without the locks.
-    assert not table_services._surely_stale(
+    assert not table_services.surely_stale(
         phase=phase, version=version, deadline=deadline, stored=(None, None, None)
     )
 
@@ -241,15 +245,15 @@ def test_a_socket_finds_its_seat_in_one_query(quiet_table: None) -> None:
     table_services.table_ready(user=users[0], room=room)  # the table exists from here on
 
     with CaptureQueriesContext(connection) as queries:
-        seat = table_services.table_seat_for(user=users[1], room_id=room.pk)
+        seat = table_reads.table_seat_for(user=users[1], room_id=room.pk)
     assert len(queries.captured_queries) == 1
     assert seat is not None
     assert (seat.room.pk, seat.position, seat.player) == (room.pk, 1, str(users[1].pk))
-    assert seat.table_id == table_services.table_for_room(room=room).pk
+    assert seat.table_id == table_store.table_for_room(room=room).pk
     # Not seated there (seated elsewhere, or the room does not exist): no seat.
-    assert table_services.table_seat_for(user=users[2], room_id=room.pk) is None
-    assert table_services.table_seat_for(user=users[0], room_id=other.pk) is None
-    assert table_services.table_seat_for(user=users[0], room_id=other.pk + 1000) is None
+    assert table_reads.table_seat_for(user=users[2], room_id=room.pk) is None
+    assert table_reads.table_seat_for(user=users[0], room_id=other.pk) is None
+    assert table_reads.table_seat_for(user=users[0], room_id=other.pk + 1000) is None
 
 
 def test_a_round_logs_every_event_once_in_order_with_its_audience(quiet_table: None) -> None:

@@ -4,7 +4,7 @@ Three tables (2, 3 and 4 seats, under different rules) play 30 rounds in a seede
 order. Players submit the engine's best arrangement, a random suggestion, or nothing (the
 arrange timeout plays for them); some disconnect (hosted) and maybe come back, some leave mid
 round (an escape, with its penalty), and offered specials are declared, refused or left to
-the timeout. No worker: the clock (``table_services._now``) is moved to each stored deadline
+the timeout. No worker: the clock (``table_store.clock``) is moved to each stored deadline
 and ``table_timeout`` is called with the stored version and phase, as the task would.
 
 After each round: no coin created or lost (``ledger_audit``), no negative wallet, exactly one
@@ -23,7 +23,10 @@ import pytest
 
 from accounts.models import Entry, Transaction, TransactionKind, User
 from accounts.selectors import ledger_audit, wallet_balance
+from games.live import deal as table_deal
+from games.live import notify as table_notify
 from games.live import services as table_services
+from games.live import store as table_store
 from games.models import Round, RoundPlayer
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards
@@ -70,10 +73,10 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
     c = Clock(now=1_700_000_000.0)
-    monkeypatch.setattr(table_services, "_now", lambda: c.now)
-    monkeypatch.setattr(table_services, "_send", lambda table_id, message: None)
+    monkeypatch.setattr(table_store, "clock", lambda: c.now)
+    monkeypatch.setattr(table_notify, "send_messages", lambda table_id, message: None)
     shuffler = Shuffler(SEED)
-    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: shuffler)
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: shuffler)
     yield c
 
 

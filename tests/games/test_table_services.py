@@ -1,11 +1,11 @@
 """The table services: a round through the database, the ledger, on-commit events and the
 deadlines the timers read.
 
-Transactional tests, so that ``on_commit`` fires: events go to ``_send`` (recorded here). The
-table row is the timer (``games.live.timers`` polls its deadline): its deadline is checked here, and
-timeouts are asked for by hand. The clock is ``table_services._now``, set an hour in the past
-so that stored deadlines are overdue for the sweeper; the shuffle is seeded so that every run
-plays the same hands.
+Transactional tests, so that ``on_commit`` fires: events go to ``send_messages`` (recorded
+here). The table row is the timer (``games.live.timers`` polls its deadline): its deadline is
+checked here, and timeouts are asked for by hand. The clock is ``table_store.clock``, set an
+hour in the past so that stored deadlines are overdue for the sweeper; the shuffle is seeded so
+that every run plays the same hands.
 """
 
 from __future__ import annotations
@@ -24,7 +24,11 @@ from django.test import override_settings
 from accounts.models import Account, AccountKind, Transaction, TransactionKind, User
 from accounts.selectors import wallet_balance
 from accounts.services import user_signup
+from games.live import deal as table_deal
+from games.live import notify as table_notify
+from games.live import reads as table_reads
 from games.live import services as table_services
+from games.live import store as table_store
 from games.live import tasks
 from games.live import timers as live_timers
 from games.models import Round, RoundPlayer, RuleConfiguration, Table, TableEvent
@@ -53,10 +57,12 @@ class World:
 @pytest.fixture
 def world(monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     w = World(clock=time.time() - 3600)
-    monkeypatch.setattr(table_services, "_now", lambda: w.clock)
-    monkeypatch.setattr(table_services, "_send", lambda table_id, message: w.sent.append(message))
+    monkeypatch.setattr(table_store, "clock", lambda: w.clock)
+    monkeypatch.setattr(
+        table_notify, "send_messages", lambda table_id, message: w.sent.append(message)
+    )
     rng = random.Random(SEED)
-    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: rng)
     yield w
 
 
@@ -206,7 +212,7 @@ def test_a_full_round_deals_settles_once_and_reveals_the_deck(
     }
     ids = {str(p.pk) for p in players}
     for batch in world.sent:
-        everyone = batch.pop(table_services.EVERYONE, None)
+        everyone = batch.pop(table_notify.EVERYONE, None)
         if everyone is not None:  # public events only, for all but the players named
             assert not any(logged[e["version"], e["type"]] for e in everyone["events"])
             assert set(everyone["except"]) == set(batch)
@@ -288,11 +294,11 @@ def test_6_the_hand_goes_out_with_its_deal_and_its_suggestions_follow(
     assert inside == [False, False]  # both hands, neither inside a transaction
     table_id = _table_id(room)
     assert [g for g, _ in follow] == [
-        table_services.table_player_group(table_id, str(u.pk)) for u in players
+        table_notify.table_player_group(table_id, str(u.pk)) for u in players
     ]
     for user, (_group, message) in zip(players, follow, strict=True):
         player = str(user.pk)
-        view = table_services.table_resync(table_id=table_id, player=player, since=None)
+        view = table_reads.table_resync(table_id=table_id, player=player, since=None)
         mine = view["snapshot"]["you"]
         assert message == {
             "type": "table.suggestions",
@@ -300,12 +306,12 @@ def test_6_the_hand_goes_out_with_its_deal_and_its_suggestions_follow(
             "suggestions": mine["suggestions"],
         }
         assert len(mine["suggestions"]) >= 1
-        missed = table_services.table_resync(table_id=table_id, player=player, since=before)
+        missed = table_reads.table_resync(table_id=table_id, player=player, since=before)
         (again,) = [e for e in missed["events"] if e["type"] == "hand"]
         payload = {**hands[player]["payload"], "suggestions": mine["suggestions"]}
         assert again == {**hands[player], "payload": payload}
         assert "suggestions" not in missed  # they came with the hand
-        after = table_services.table_resync(
+        after = table_reads.table_resync(
             table_id=table_id, player=player, since=hands[player]["version"]
         )
         assert after["suggestions"] == {"cards": mine["hand"], "suggestions": mine["suggestions"]}

@@ -1,4 +1,4 @@
-"""The table states a process holds (``games.live.services._States``): a command's lock, a
+"""The table states a process holds (``games.live.store.TableStates``): a command's lock, a
 socket's seat lookup and its resync read the table's state only when this process does not
 hold that version already, and never take a version that was rolled back, or that another
 process moved past, for the committed one."""
@@ -12,7 +12,11 @@ from typing import Any
 import pytest
 from django.db import transaction
 
+from games.live import deal as table_deal
+from games.live import notify as table_notify
+from games.live import reads as table_reads
 from games.live import services as table_services
+from games.live import store as table_store
 from games.models import Table
 from games.table.state import Phase, TableState
 from lobby.services import room_create, room_join
@@ -25,9 +29,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Nothing published, the same hands every run, and every ``TableState.from_dict`` call
     counted (its table's version)."""
-    monkeypatch.setattr(table_services, "_send", lambda table_id, messages: None)
+    monkeypatch.setattr(table_notify, "send_messages", lambda table_id, messages: None)
     rng = random.Random(5)
-    monkeypatch.setattr(table_services.secrets, "SystemRandom", lambda: rng)
+    monkeypatch.setattr(table_deal.secrets, "SystemRandom", lambda: rng)
     calls: list[int] = []
     original = TableState.from_dict.__func__  # type: ignore[attr-defined]
 
@@ -64,8 +68,8 @@ def test_a_command_reads_the_state_only_when_the_process_does_not_hold_its_versi
     assert transition.state == stored(room)
     assert transition.state.phase in (Phase.SPECIAL_CHOICE, Phase.ARRANGING)
     parses.clear()
-    seat = table_services.table_seat_for(user=a, room_id=room.pk)
-    view = table_services.table_resync(table_id=seat.table_id, player=str(a.pk), since=None)
+    seat = table_reads.table_seat_for(user=a, room_id=room.pk)
+    view = table_reads.table_resync(table_id=seat.table_id, player=str(a.pk), since=None)
     assert parses == []
     assert seat is not None and seat.position == 0 and seat.connected
     assert view["version"] == transition.state.version
@@ -94,17 +98,17 @@ def test_a_version_another_process_committed_is_read_from_the_row(
 ) -> None:
     room, (a, b) = two_players("other")
     table_services.table_ready(user=a, room=room)
-    held = table_services._STATES.of_room(room.pk)
+    held = table_store.STATES.of_room(room.pk)
     assert held is not None and held.state == stored(room)
     # Another process (which holds states of its own) deals the round meanwhile.
     with monkeypatch.context() as other:
-        other.setattr(table_services, "_STATES", table_services._States())
+        other.setattr(table_store, "STATES", table_store.TableStates())
         table_services.table_ready(user=b, room=room)
-    assert table_services._STATES.of_room(room.pk) is held  # this process did not see it
+    assert table_store.STATES.of_room(room.pk) is held  # this process did not see it
     version = Table.objects.filter(room=room).values_list("version", flat=True).get()
     assert version > held.version
     parses.clear()
-    seat = table_services.table_seat_for(user=b, room_id=room.pk)
+    seat = table_reads.table_seat_for(user=b, room_id=room.pk)
     assert seat is not None and seat.table_id == held.table_id
     assert parses == [version]  # read from the row, and held from now on
     parses.clear()
@@ -119,20 +123,20 @@ def test_a_state_read_inside_a_transaction_is_held_only_once_it_commits(
 ) -> None:
     room, (a, b) = two_players("inside")
     table_services.table_ready(user=a, room=room)
-    table_services.forget_table_states()
+    table_store.forget_table_states()
     with transaction.atomic():
         table_services.table_ready(user=b, room=room)
         # Seen inside the transaction that wrote it: not committed yet, so not held.
-        assert table_services._STATES.of_room(room.pk) is None
-        seat = table_services.table_seat_for(user=a, room_id=room.pk)
+        assert table_store.STATES.of_room(room.pk) is None
+        seat = table_reads.table_seat_for(user=a, room_id=room.pk)
         assert seat is not None
-        assert table_services._STATES.of_room(room.pk) is None
-    held = table_services._STATES.of_room(room.pk)
+        assert table_store.STATES.of_room(room.pk) is None
+    held = table_store.STATES.of_room(room.pk)
     assert held is not None and held.state == stored(room) == state_of(room)
 
 
 def test_the_newest_version_is_kept_and_the_oldest_table_goes_first() -> None:
-    states = table_services._States(size=2)
+    states = table_store.TableStates(size=2)
     old, new = TableState(capacity=4, version=3), TableState(capacity=4, version=4)
     states.remember(1, 10, new)
     states.remember(1, 10, old)  # a late commit callback of an older version

@@ -18,7 +18,9 @@ import pytest
 from django.test import override_settings
 
 from accounts.models import User
+from games.live import notify as table_notify
 from games.live import services as table_services
+from games.live import store as table_store
 from games.live import timers
 from games.live import timers as live_timers
 from games.models import Table
@@ -42,8 +44,8 @@ class Clock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     """One clock for the services and the poller, an hour behind so nothing else is due."""
     c = Clock(time.time() - 3600)
-    monkeypatch.setattr(table_services, "_now", c)
-    monkeypatch.setattr(table_services, "_send", lambda table_id, messages: None)
+    monkeypatch.setattr(table_store, "clock", c)
+    monkeypatch.setattr(table_notify, "send_messages", lambda table_id, messages: None)
     return c
 
 

@@ -21,6 +21,7 @@ from channels.db import database_sync_to_async
 from accounts.models import User
 from games.history.audit import round_verify
 from games.history.replay import round_replay_data
+from games.live import deal as table_deal
 from games.models import Round, RuleConfiguration
 from games.rules.api import score
 from games.rules.cards import parse_cards
@@ -275,7 +276,7 @@ async def test_a_special_made_by_13_of_16_sets_the_other_3_aside(
     ]
     config = PRESETS["duosanzhang"].config
     monkeypatch.setattr(
-        tc.table_services.secrets,
+        table_deal.secrets,
         "SystemRandom",
         lambda: Rigged(tc.SEED, 3, parse_cards(sixteen, deck=config.deck)),
     )

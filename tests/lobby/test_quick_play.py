@@ -10,6 +10,7 @@ from django.db.models import Sum
 from accounts.models import Account, User
 from accounts.selectors import ledger_audit
 from games.live import services as table_services
+from games.live import store as table_store
 from games.models import Table
 from games.rules.config import DEFAULT_CONFIG
 from games.table.state import Phase, SeatState, TableState
@@ -263,7 +264,7 @@ def test_a_ready_timeout_that_sends_the_last_person_away_closes_the_bot_room(
     table = Table.objects.get(room=room)
     state = TableState.from_dict(table.state)
     assert state.deadline is not None
-    monkeypatch.setattr(table_services, "_now", lambda: state.deadline)
+    monkeypatch.setattr(table_store, "clock", lambda: state.deadline)
 
     table_services.table_timeout(table_id=table.pk, version=state.version, phase=state.phase.value)
 

@@ -14,7 +14,7 @@ from django.utils import translation
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games.live import services as table_services
+from games.live import store as table_store
 from games.models import RuleConfiguration
 from games.rules.config import RuleConfig
 from games.rules.presets import preset_config
@@ -98,7 +98,7 @@ def test_a_room_has_up_to_its_decks_seats_and_no_more(
     room = open_room(make_player(), rules=rules, seats=most)
 
     assert room.seats == most
-    assert table_services.table_for_room(room=room).state["capacity"] == most
+    assert table_store.table_for_room(room=room).state["capacity"] == most
     if most + 1 > max(SEAT_COUNTS):
         return
     before = lobby_counts()
@@ -125,7 +125,7 @@ def test_six_players_sit_at_a_table_of_two_extra_suits(
     assert sorted(Seat.objects.filter(room=room).values_list("position", flat=True)) == list(
         range(6)
     )
-    state = table_services.table_for_room(room=room).state
+    state = table_store.table_for_room(room=room).state
     assert sorted(s["position"] for s in state["seats"]) == list(range(6))
     with pytest.raises(errors.RoomFull):
         room_join(user=make_player(), room_id=room.pk)

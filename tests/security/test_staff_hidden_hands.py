@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from accounts.groups import RULES_ADMIN, SUPPORT
 from accounts.models import User
+from games.live import notify as table_notify
 from games.live import services as table_services
 from games.models import Round, RoundPlayer
 from games.table.state import Phase
@@ -201,7 +202,7 @@ def test_no_staff_member_reads_a_hand_before_the_settlement(
     live_platform: LivePlatform, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The round is driven here, through the services; the platform only serves the pages.
-    monkeypatch.setattr(table_services, "_send", lambda *args, **kwargs: None)
+    monkeypatch.setattr(table_notify, "send_messages", lambda *args, **kwargs: None)
     rules = fast_rules(name="Hidden hands", special_choice_seconds=3600, arrange_seconds=3600)
     alice, bob = make_player("hhalice"), make_player("hhbob")
     room = open_table([alice, bob], rules=rules)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import redis.asyncio.client
 
-from games.live import services as table_services
+from games.live import notify as table_notify
 from lobby.signals import lobby_user_group
 from shisanshui import publish
 from shisanshui.channel_layer import BatchedPubSubChannelLayer
@@ -41,8 +41,8 @@ async def test_messages_go_out_in_order_and_a_failure_is_retried_once(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     alice, bob = (
-        table_services.table_player_group(7, "1"),
-        table_services.table_player_group(7, "2"),
+        table_notify.table_player_group(7, "1"),
+        table_notify.table_player_group(7, "2"),
     )
     layer = FlakyLayer({alice: 1, bob: 2})  # Alice's first try fails; Bob's both do
     monkeypatch.setattr(publish, "get_channel_layer", lambda: layer)
@@ -79,13 +79,13 @@ def test_inside_an_outbox_nothing_is_published_until_the_caller_does(
 ) -> None:
     layer = FlakyLayer()
     monkeypatch.setattr(publish, "get_channel_layer", lambda: layer)
-    group = table_services.table_player_group(3, "9")
+    group = table_notify.table_player_group(3, "9")
     with publish.outbox() as box:
-        table_services._send(3, {"9": {"n": 1}})
+        table_notify.send_messages(3, {"9": {"n": 1}})
         publish.publish([(lobby_user_group(9), {"type": "lobby.seat_round"})])
     assert box == [(group, {"n": 1}), (lobby_user_group(9), {"type": "lobby.seat_round"})]
     assert layer.sent == []
-    table_services._send(3, {"9": {"n": 2}})  # outside: at once
+    table_notify.send_messages(3, {"9": {"n": 2}})  # outside: at once
     assert layer.sent == [(group, {"n": 2})]
 
 

@@ -1,0 +1,200 @@
+"""Settling a round of a locked table: the ledger postings, the round's breakdown, and sending
+away those who can no longer cover a round.
+
+One posting of kind ``settlement`` (idempotency key ``round:<pk>:settlement``) moves every
+player's net result; escape penalties go to the house (``round:<pk>:penalty:<user>``). The
+players' wallets are locked after the room and the table, in ascending id, and the house
+account after them (inside ``ledger_post``), the lock order of every service.
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from accounts.ledger import account_system_get_or_create, ledger_post
+from accounts.models import Account, AccountKind, TransactionKind
+from games.live.store import ENTRY_MINIMUM, aware, for_update
+from games.models import Round, RoundPlayer, Table
+from games.rules.cards import format_cards
+from games.table import machine
+from games.table.events import Event, Transition
+from games.table.state import Json, TableState, arranged_json
+from lobby.models import Room
+from shisanshui import fastjson
+
+_ROUND = Round._meta.db_table
+
+
+def settle_round(
+    *,
+    table: Table,
+    compared: TableState,
+    state: TableState,
+    now: float,
+    wallets: dict[int, Account] | None = None,
+) -> dict[int, int]:
+    """Move the coins of a settled round once, and store its breakdown and revealed deck.
+    ``wallets``: the players' wallets as locked for the comparison (read again if not given).
+    Returns the players' balances after the settlement, by user id (none if it was settled
+    before)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, settled_at FROM {_ROUND} WHERE table_id = %s AND number = %s"
+            f"{for_update()}",
+            [table.pk, state.round_no],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Round.DoesNotExist(f"no round {state.round_no} at table {table.pk}")
+    round_id, settled_at = row
+    if settled_at is not None:
+        return {}
+    result = state.result
+    assert result is not None and state.deck is not None and state.salt is not None
+    players: list[Json] = result["players"]
+    ids = [int(p["id"]) for p in players]
+    if wallets is None or not set(ids) <= set(wallets):
+        wallets = wallets_of(ids, lock=False)
+    # The balances the machine settled with (the wallets are locked by table_timeout), kept
+    # so that an audit can recompute the cannot-cover cuts.
+    balances = {str(user_id): account.balance for user_id, account in wallets.items()}
+    net = {wallets[int(p["id"])]: p["delta"] + p["penalty"] for p in players}
+    entries = {account: amount for account, amount in net.items() if amount}
+    posted = None
+    if entries:  # the round's lock and settled_at make the key new: fresh_in_caller
+        posted = ledger_post(
+            kind=TransactionKind.SETTLEMENT,
+            entries=entries,
+            idempotency_key=f"round:{round_id}:settlement",
+            reference=f"round:{round_id}",
+            fresh_in_caller=True,
+        )
+    house = None
+    for p in players:
+        if p["penalty"] > 0:
+            house = house or account_system_get_or_create(kind=AccountKind.HOUSE)
+            ledger_post(
+                kind=TransactionKind.ESCAPE_PENALTY,
+                entries={wallets[int(p["id"])]: -p["penalty"], house: p["penalty"]},
+                idempotency_key=f"round:{round_id}:penalty:{p['id']}",
+                reference=f"round:{round_id}",
+                fresh_in_caller=True,
+            )
+    # The round's revealed deck, result and balances, and each player's row by position, by
+    # hand (the ORM's save and bulk_update cost more CPU than the whole settlement).
+    seats = {s.position: s for s in compared.round_seats}
+    rows = []
+    for p in players:
+        seat = seats[p["position"]]
+        arrangement = None if seat.arrangement is None else arranged_json(seat.arrangement)
+        rows.append(
+            (
+                p["special"] or "",
+                " ".join(format_cards(seat.unused)),
+                None if arrangement is None else fastjson.dumps(arrangement),
+                seat.auto or "",
+                p["escaped"],
+                p["water"],
+                p["delta"],
+                p["penalty"],
+                round_id,
+                p["position"],
+            )
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_ROUND} SET deck = %s, salt = %s, result = %s, balances = %s, "
+            "settled_at = %s, transaction_id = %s WHERE id = %s",
+            [
+                " ".join(format_cards(state.deck)),
+                state.salt,
+                fastjson.dumps(result),
+                fastjson.dumps(balances),
+                connection.ops.adapt_datetimefield_value(aware(now)),
+                None if posted is None else posted.pk,
+                round_id,
+            ],
+        )
+        cursor.executemany(
+            f"UPDATE {RoundPlayer._meta.db_table} SET special = %s, unused = %s, arrangement = %s, "
+            "auto = %s, escaped = %s, water = %s, delta = %s, penalty = %s "
+            "WHERE round_id = %s AND position = %s",
+            rows,
+        )
+    # Each wallet moved by the player's delta in all (a penalty is in the delta: the
+    # settlement leaves it to the wallet, and the penalty's posting takes it to the house).
+    return {int(p["id"]): wallets[int(p["id"])].balance + p["delta"] for p in players}
+
+
+def send_away_the_broke(
+    *, table: Table, state: TableState, now: float, balances: dict[int, int]
+) -> Transition:
+    """After a settlement, every person left with fewer coins than the room's entry minimum
+    goes back to the room list (a ``left`` event with reason ``insufficient_coins``, the
+    minimum and the balance), so that nobody plays on without covering their losses. Bots are
+    funded by the house before they press Ready (``games.live.bots``). The wallets were locked for
+    the settlement; ``balances`` are the round's players' after it (the others are read)."""
+    minimum = getattr(table, ENTRY_MINIMUM, None)
+    if minimum is None:
+        minimum = (
+            Room.objects.filter(pk=table.room_id).values_list("entry_minimum", flat=True).get()
+        )
+    people = [s for s in state.seats if not s.bot]
+    others = [int(s.player) for s in people if int(s.player) not in balances]
+    if others:
+        balances = {**balances, **{u: a.balance for u, a in wallets_of(others, lock=False).items()}}
+    events: list[Event] = []
+    for seat in people:
+        balance = balances[int(seat.player)]
+        if balance >= minimum:
+            continue
+        sent = machine.dismiss(
+            state,
+            position=seat.position,
+            reason="insufficient_coins",
+            now=now,
+            minimum=minimum,
+            balance=balance,
+        )
+        state, events = sent.state, events + list(sent.events)
+    return Transition(state, tuple(events))
+
+
+# -- wallets ---------------------------------------------------------------------------------
+
+
+def round_wallets(state: TableState) -> dict[int, Account]:
+    """The round's players' wallets by user id, locked (ascending id) for the settlement."""
+    return wallets_of([int(s.player) for s in state.round_seats], lock=True)
+
+
+def balances_of(wallets: dict[int, Account]) -> dict[str, int]:
+    """The balances the machine settles with, by player."""
+    return {str(uid): a.balance for uid, a in wallets.items()}
+
+
+def locked_balance(user_id: int) -> int:
+    """The player's wallet balance, the wallet locked (created if missing)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT balance FROM {Account._meta.db_table} WHERE user_id = %s AND kind = %s"
+            f"{for_update()}",
+            [user_id, AccountKind.WALLET.value],
+        )
+        row = cursor.fetchone()
+    if row is None:  # rare: a wallet was never made
+        return wallets_of([user_id], lock=True)[user_id].balance
+    return int(row[0])
+
+
+def wallets_of(user_ids: list[int], *, lock: bool) -> dict[int, Account]:
+    """The players' wallets by user id, created if missing, locked in ascending id if asked."""
+    query = Account.objects.filter(user_id__in=user_ids, kind=AccountKind.WALLET).order_by("pk")
+    if lock:
+        query = query.select_for_update()
+    found = {a.user_id: a for a in query}
+    if len(found) < len(set(user_ids)):  # rare: a wallet was never made
+        for user_id in sorted(set(user_ids) - set(found)):
+            Account.objects.get_or_create(user_id=user_id, defaults={"kind": AccountKind.WALLET})
+        found = {a.user_id: a for a in query.all()}
+    return found
