@@ -1,38 +1,16 @@
-"""The table's WebSocket, ws/table/<room_id>/: one seated player's live table.
+"""The table's WebSocket, ws/table/<room_id>/: one seated player's (or a spectator's) live table.
 
-The protocol is described in docs/protocol.md. In short: JSON text frames of at most
-MAX_MESSAGE_BYTES; the client sends {"type": ..., "id": ...} (hello, ping, ready,
-choose_special, submit, draft, leave, chat), an action is answered {"type": "ok", "id": ...} or
-{"type": "error", "id": ..., "error": {"code", "message", ...}}, and the table's events arrive
-as {"type": "events", "events": [{version, type, payload}, ...]}: only those the player may
-see. Private events are addressed to a player, not a seat, and the services send a player
-with a private event in a batch its own message of that batch, on its own channel group
-(``table_notify.table_player_group``), so another player's cards never reach this connection,
-nor this process through Redis. The batch's public events go once to the table's public group,
-which every connection to the table listens to; a player that got its own message of the batch
-skips that one (``except``).
-
-The consumer holds no rules and no ORM: it parses, calls a service of games.live.services
-(or a read of games.live.reads) on a worker thread and sends; the services send the events
-to the player's group after commit. A retried action (same `id` and type) is applied once: its
-reply is kept for ACTION_REPLY_SECONDS and answered again — kept beside the user's frame budget
-and looked up in the same Redis round trip that spends the frame
-(``shisanshui.ratelimit.arate_limit_hit_and_read``), not on the service thread.
-
-The table's commands run on a pool of SERVICE_THREADS threads (each keeps its own database
-connection), not on the single thread that database_sync_to_async shares by default: an
-action mostly waits for PostgreSQL, and on one thread every connection's action would wait
-behind all the others (docs/load-and-faults.md). The services' row locks keep one table's
-commands in order. The rest of a socket's work — finding its seat, the welcome's snapshot, the
-reconnect and disconnect, the engine's suggestions — runs on SIDE_THREADS, so that a storm of
-connections never queues the commands of the tables already playing.
-
-Every group message names the versions it covers (``first`` … ``last``, even when none of its
-events is for this player), so each consumer knows every version it has passed: when a batch
-starts past the next version (a batch published late by another process, or lost while Redis
-restarted), the consumer reads what this player missed from the table's log before passing on
-the batch, and drops events it already sent. Its client then never misses an event, even
-though clients ignore versions they have passed.
+The protocol is docs/protocol.md. The consumer holds no rules and no ORM: it parses a frame
+(:mod:`games.live.frames`), calls a command of :mod:`games.live.services` or a read of
+:mod:`games.live.reads` on a worker thread (:mod:`games.live.threads`) and sends; the services
+publish the events to the player's and the table's groups after commit, so another player's
+cards never reach this connection. A retried action (same ``id`` and type) is applied once: its
+reply is kept for ACTION_REPLY_SECONDS beside the user's frame budget and read in the same
+Redis round trip that spends the frame (``shisanshui.ratelimit.arate_limit_hit_and_read``).
+Every group message names the versions it covers (``first`` … ``last``): when a batch starts
+past the next version (published late by another process, or lost while Redis restarted),
+the consumer reads what this player missed from the table's log first and drops events it
+already sent, so its client never misses an event.
 """
 
 from __future__ import annotations
@@ -42,23 +20,30 @@ import contextlib
 import json
 import logging
 import uuid
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
-from channels.db import DatabaseSyncToAsync
-from django.conf import settings
 from django.utils import translation
 
 from accounts.models import User
 from games.live import notify as table_notify
 from games.live import reads as table_reads
 from games.live import services as table_services
+from games.live.frames import (
+    ACTIONS,
+    MAX_ID_CHARS,
+    BadField,
+    Service,
+    card_list,
+    events_frame,
+    frame_id,
+    parse_message,
+    rate_limited_error,
+)
+from games.live.threads import SIDE_THREADS, off_thread, on_side
 from games.table.errors import TableError
 from shisanshui import fastjson, publish
-from shisanshui.errors import ClientError, MalformedMessage, MessageTooLarge, UnknownMessageType
+from shisanshui.errors import ClientError, UnknownMessageType
 from shisanshui.ratelimit import (
-    RateLimited,
     akeep,
     arate_limit_block,
     arate_limit_check,
@@ -69,7 +54,6 @@ from shisanshui.sockets import Consumer, SocketClosed, scope_language
 
 logger = logging.getLogger(__name__)
 
-MAX_MESSAGE_BYTES = 8192
 # Per-user budgets of the table's sockets (settings.RATE_LIMITS, shisanshui.ratelimit), shared
 # by all the user's sockets and every web process: frames (over it: close 4429 and the
 # cool-down, during which the user's new table sockets are refused), drafts (over it:
@@ -83,27 +67,6 @@ CHATS = "table.chat"
 CONNECTIONS = "table.connect"
 COOLDOWN = "table.cooldown"
 ACTION_REPLY_SECONDS = 600
-MAX_ID_CHARS = 64
-
-SERVICE_THREADS = ThreadPoolExecutor(
-    max_workers=settings.TABLE_SERVICE_THREADS, thread_name_prefix="table"
-)
-T = TypeVar("T")
-
-
-SIDE_THREADS = ThreadPoolExecutor(
-    max_workers=settings.TABLE_SIDE_THREADS, thread_name_prefix="table-side"
-)
-
-
-def off_thread(func: Callable[..., T]) -> Callable[..., Any]:
-    """``func`` made awaitable on the service threads (connections cleaned up around it)."""
-    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=SERVICE_THREADS)
-
-
-def on_side(func: Callable[..., T]) -> Callable[..., Any]:
-    """``func`` made awaitable on the side threads (anything but the table's commands)."""
-    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=SIDE_THREADS)
 
 
 CLOSE_LEFT = 4000  # the player is no longer at this table
@@ -112,101 +75,7 @@ CLOSE_NOT_SEATED = 4403
 CLOSE_FLOOD = 4429
 
 
-class BadField(TableError):
-    """A field of a client message has the wrong shape."""
-
-    def __init__(self, field: str, expected: str) -> None:
-        super().__init__("bad_field", f"{field} must be {expected}", field=field)
-
-
-def parse_message(text_data: str | None) -> dict[str, Any]:
-    """The frame as a JSON object with a string `type`, or a ClientError saying why not."""
-    if text_data is None:
-        raise MalformedMessage(detail="binary frames are not accepted")
-    if len(text_data.encode()) > MAX_MESSAGE_BYTES:
-        raise MessageTooLarge(max=MAX_MESSAGE_BYTES)
-    try:
-        message = json.loads(text_data)
-    except ValueError:
-        raise MalformedMessage(detail="not JSON") from None
-    if not isinstance(message, dict):
-        raise MalformedMessage(detail="not a JSON object")
-    if not isinstance(message.get("type"), str):
-        raise MalformedMessage(detail="no text type")
-    return message
-
-
-def _request_id(message: dict[str, Any]) -> str | int | None:
-    value = message.get("id")
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int) or (isinstance(value, str) and 0 < len(value) <= MAX_ID_CHARS):
-        return value
-    return None
-
-
-def _cards(message: dict[str, Any], field: str) -> list[str]:
-    value = message.get(field)
-    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-        raise BadField(field, 'a list of cards such as "AS"')
-    return value
-
-
-def _flag(message: dict[str, Any], field: str) -> bool:
-    value = message.get(field)
-    if not isinstance(value, bool):
-        raise BadField(field, "true or false")
-    return value
-
-
 # The actions: each validates its fields, then runs a service in a worker thread.
-
-Service = Callable[..., Any]
-
-
-def _ready(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
-    return table_services.table_ready, {}
-
-
-def _choose_special(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
-    return table_services.table_choose_special, {"play_special": _flag(message, "play_special")}
-
-
-def _submit(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
-    fields: dict[str, Any] = {row: _cards(message, row) for row in ("front", "middle", "back")}
-    if message.get("unused") is not None:
-        fields["unused"] = _cards(message, "unused")
-    return table_services.table_submit, fields
-
-
-def _draft(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
-    draft = message.get("draft")
-    if not isinstance(draft, dict):
-        raise BadField("draft", "a JSON object")
-    return table_services.table_save_draft, {"draft": draft}
-
-
-def _leave(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
-    return table_services.table_leave, {}
-
-
-def _chat(message: dict[str, Any]) -> tuple[Service, dict[str, Any]]:
-    kind, value = message.get("kind"), message.get("value")
-    if not isinstance(kind, str):
-        raise BadField("kind", '"phrase", "reaction" or "text"')
-    if not isinstance(value, str):
-        raise BadField("value", "a string")
-    return table_services.table_chat, {"kind": kind, "value": value}
-
-
-ACTIONS: dict[str, Callable[[dict[str, Any]], tuple[Service, dict[str, Any]]]] = {
-    "ready": _ready,
-    "choose_special": _choose_special,
-    "submit": _submit,
-    "draft": _draft,
-    "leave": _leave,
-    "chat": _chat,
-}
 
 
 @off_thread
@@ -217,35 +86,6 @@ def _act(service: Service, **kwargs: Any) -> publish.Outbox:
     with publish.outbox() as box:
         service(**kwargs)
     return box
-
-
-# The last group message's events and their frame: a process's sockets at one table get the
-# same decoded message one after another (shisanshui.channel_layer), and each would encode
-# the same frame again.
-_last_frame: tuple[list[dict[str, Any]], str] | None = None
-
-
-def _events_frame(shared: list[dict[str, Any]], events: list[dict[str, Any]]) -> str:
-    """The ``events`` frame of ``events``, the part of a group message's ``shared`` events a
-    connection has not passed yet: encoded once for every connection that passes them all."""
-    global _last_frame
-    if len(events) != len(shared):
-        return fastjson.dumps({"type": "events", "events": events})
-    if _last_frame is not None and _last_frame[0] is shared:
-        return _last_frame[1]
-    text = fastjson.dumps({"type": "events", "events": shared})
-    _last_frame = (shared, text)  # holding the list: its id is not reused meanwhile
-    return text
-
-
-def _rate_limited(limited: RateLimited) -> dict[str, Any]:
-    """The error body of a refusal by a rate limit."""
-    seconds = limited.retry_after
-    return {
-        "code": "rate_limited",
-        "message": f"Too many requests: try again in {seconds} second{'s' if seconds > 1 else ''}.",
-        "retry_after": seconds,
-    }
 
 
 class TableConsumer(Consumer):
@@ -275,7 +115,7 @@ class TableConsumer(Consumer):
         )
         if limited is not None:  # accepted only to say when to come back
             await self.accept()
-            await self.send_error(None, _rate_limited(limited))
+            await self.send_error(None, rate_limited_error(limited))
             await self.close(code=CLOSE_FLOOD)
             return
         self.seat = await on_side(table_reads.table_seat_for)(user=user, room_id=room_id)
@@ -358,12 +198,12 @@ class TableConsumer(Consumer):
                 if message is None:
                     assert unreadable is not None
                     raise unreadable
-                request_id = _request_id(message)
+                request_id = frame_id(message)
                 budget = {"draft": DRAFTS, "suggest": SUGGESTS, "chat": CHATS}.get(message["type"])
                 if budget is not None and self.seat is not None:
                     limited = await arate_limit_hit(budget, self.user.pk)
                     if limited is not None:
-                        raise TableError(**_rate_limited(limited))
+                        raise TableError(**rate_limited_error(limited))
                 await self.dispatch_message(
                     message,
                     request_id,
@@ -382,7 +222,7 @@ class TableConsumer(Consumer):
     def _action_key(self, message: dict[str, Any]) -> str | None:
         """Where the reply of ``message`` is kept, for an action of a seated player with an id
         (the type is part of it: an id reused for another action is another action)."""
-        kind, request_id = message["type"], _request_id(message)
+        kind, request_id = message["type"], frame_id(message)
         if self.seat is None or self.watch is not None or kind not in ACTIONS:
             return None
         if request_id is None:
@@ -416,7 +256,7 @@ class TableConsumer(Consumer):
                 raise BadField("since", "a version (an integer) or null")
             await self.welcome(request_id, since)
         elif kind == "suggest":
-            cards = _cards(message, "cards")
+            cards = card_list(message, "cards")
             found = await on_side(table_reads.table_suggest)(
                 user=self.user, room=seat.room, cards=cards
             )
@@ -546,7 +386,7 @@ class TableConsumer(Consumer):
         events = [e for e in shared if e["version"] > self.version]
         self.version = max(self.version, last)
         if events:
-            await self.send_frame(_events_frame(shared, events))
+            await self.send_frame(events_frame(shared, events))
         sent = [*repaired, *events]
         player = self.seat.player
         if any(e["type"] == "left" and e["payload"].get("player") == player for e in sent):
@@ -581,7 +421,7 @@ class TableConsumer(Consumer):
         events = [e for e in shared if e["version"] > self.version]
         self.version = max(self.version, last)
         if events:
-            await self.send_frame(_events_frame(shared, events))
+            await self.send_frame(events_frame(shared, events))
 
     async def send_error(self, request_id: str | int | None, error: dict[str, Any]) -> None:
         await self.send_json({"type": "error", "id": request_id, "error": error})

@@ -31,13 +31,13 @@ from django.test import Client, override_settings
 from accounts.models import User
 from accounts.selectors import wallet_balance
 from accounts.services import user_signup
-from games.live import consumers
 from games.live import deal as table_deal
 from games.live import notify as table_notify
 from games.live import reads as table_reads
 from games.live import services as table_services
 from games.live import store as table_store
-from games.live.consumers import MAX_MESSAGE_BYTES
+from games.live import threads as table_threads
+from games.live.frames import MAX_MESSAGE_BYTES
 from games.models import RoundPlayer, RuleConfiguration, Table, TableEvent
 from games.rules.arrange import best_arrangement
 from games.rules.cards import format_cards, parse_cards
@@ -399,7 +399,7 @@ async def test_the_tables_commands_never_queue_behind_a_sockets_other_work(
     }
 
     busy = ThreadPoolExecutor(max_workers=1, thread_name_prefix="table-side")
-    monkeypatch.setattr(consumers, "SIDE_THREADS", busy)
+    monkeypatch.setattr(table_threads, "SIDE_THREADS", busy)
     gate = threading.Event()
     busy.submit(gate.wait, TIMEOUT * 2)  # the only side thread, taken
     try:
@@ -654,7 +654,7 @@ async def test_a_group_messages_frame_is_encoded_once_for_the_sockets_passing_it
     """The sockets of a table share a group message's decoded events (shisanshui.channel_layer):
     one encoding serves every socket that passes all of them; a socket that had passed some
     gets a frame of the rest."""
-    from games.live.consumers import _events_frame
+    from games.live.frames import events_frame as _events_frame
 
     shared = [
         {"version": 5, "type": "ready", "payload": {"position": 0}},
