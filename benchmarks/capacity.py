@@ -216,7 +216,7 @@ def tail_summary(result: dict[str, Any]) -> str:
     by_action = " ".join(f"{name}={v['p99_ms']:.0f}" for name, v in result["by_action"].items())
     tail = result["tail"]
     where = ", ".join(f"{at:g} s" for at, _n in tail["windows"])
-    if tail.get("sent"):  # how busy those half-seconds were (a load script's newer report)
+    if tail.get("sent"):  # how busy those half-seconds were (none when nothing was timed)
         sent = "/".join(str(n) for n in tail["sent"])
         where += f"; they sent {sent} samples, a mean half-second {tail['mean_sent']:.0f}"
     return (

@@ -6,26 +6,12 @@
     python -m benchmarks.services --standings 16000  # and the standings job over 16,000 rounds
     python -m benchmarks.services --bots 3         # one person and three bots at the table
 
-A web process spends about half its CPU inside the table services (``table_ready``,
-``table_submit`` …, on its service threads); the rest is frames, the consumers and the channel
-layer. This measures that half alone, so a change to the hot path can be judged in seconds and
-without the load script's noise: on a fresh PostgreSQL database ``shisanshui_services`` (the
-server of ``DATABASE_URL``, by default postgres://postgres@127.0.0.1:5432), with the "Load
-test" rules, four players play rounds by calling the services directly — every seat presses
-Ready, then submits the engine's best arrangement (computed outside the measured time; with
-``--bots K`` the last K players are bots, whose seats are dealt no suggestions) — and
-the script prints the CPU-ms per settled round of this process and of its PostgreSQL backend,
-and the statements per round (BEGIN and COMMIT not counted); with ``--leaves N``, also N
-times the four players leaving the table one by one (``table_leave``, which frees their
-lobby seats and tells the lobby) and sitting down again (not measured), the same figures per
-leave. With ``--standings N``, the settled rounds are copied until N exist, and the standings
-job (``games.history.standings.compute_standings``, on the beat every STANDINGS_SECONDS) runs on
-them
-both ways: in one statement (PostgreSQL's way) and in Python (the other databases'), each
-with this process's and the backend's CPU — a full recount of the N rounds, then a run that
-counts the newest N/16 (as if settled since the last run), then a run with nothing new. The
-commands publish to Redis (``BENCH_REDIS_URL``, by default redis://127.0.0.1:6379/15, flushed
-before and after) as in production; their deadlines are the table row's, which no poller reads here.
+The table services (``table_ready``, ``table_submit`` …) alone, without frames, consumers and
+channel layer, so that a change to the hot path is judged in seconds and without the load
+script's noise: on a fresh database ``shisanshui_services`` (the PostgreSQL server of
+``DATABASE_URL``) four players call the services directly; prints the CPU-ms per settled round
+of this process and of its PostgreSQL backend, and the statements per round. The commands
+publish to Redis (``BENCH_REDIS_URL``, default redis://127.0.0.1:6379/15, flushed) as in production.
 """
 
 from __future__ import annotations
@@ -152,7 +138,12 @@ def main(argv: list[str] | None = None) -> int:
         return cpu, (backend_cpu_ms(backend) - b) / 1000, counted[0]
 
     def play(rounds: int) -> tuple[float, float, int]:
-        """CPU seconds of this process and of the backend in the services, and queries."""
+        """CPU seconds of this process and of the backend in the services, and queries.
+
+        With the "Load test" rules every seat presses Ready, then submits the engine's best
+        arrangement (computed outside the measured time; with ``--bots K`` the last K players
+        are bots, whose seats are dealt no suggestions). The deadlines are the table row's,
+        which no poller reads here: only the players' commands move the rounds."""
         spent: list[tuple[float, float, int]] = []
         for _ in range(rounds):
             s = state()
@@ -172,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         return cpu, pg, int(queries)
 
     def leave(times: int) -> tuple[float, float, int]:
-        """CPU seconds of this process and of the backend in the leaves, and queries."""
+        """CPU seconds of this process and of the backend in the leaves, and queries: ``times``
+        times the four players leave the table one by one (``table_leave``, which frees their
+        lobby seats and tells the lobby), then sit down again (not measured)."""
         spent: list[tuple[float, float, int]] = []
         for _ in range(times):
             spent += [command(table_services.table_leave, user) for user in users]
@@ -237,9 +230,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def standings_figures(rounds: int, backend: int) -> None:
     """Copy the settled rounds (their players too) until ``rounds`` exist, then time the
-    standings job in one statement and in Python (this process's CPU and the backend's): a
-    full recount, a run after 1/16 of the rounds were settled since the last, and a run with
-    nothing new."""
+    standings job (``games.history.standings.compute_standings``, on the beat every
+    STANDINGS_SECONDS) both ways, in one statement (PostgreSQL's way) and in Python (the other
+    databases'), with this process's CPU and the backend's: a full recount, a run that counts
+    the newest 1/16 of the rounds (as if settled since the last run), and a run with nothing
+    new."""
     from django.db import connection, transaction
 
     from games.history import standings

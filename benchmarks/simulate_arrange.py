@@ -4,19 +4,12 @@
 2 workers, the classic game). ``--presets`` instead of preset names runs every preset of RULES.md
 §12.6 (4 players; 5 for ``duoyise``).
 
-Each deal gives one hand per seat from the preset's deck (16 cards with spare cards). For every
-seat in turn, that seat arranges with the engine's ``best`` while the others use a baseline
-heuristic, and the round is scored by the engine under the preset's configuration (row bonuses,
-guns, run-over, home runs). A deal's figure is the mean water of the ``best`` seat over its
-rotations; the script prints the mean over deals with its standard error, for each baseline:
-
-* ``strongest_back``: the foul-free split with the strongest back, then middle, then front;
-* ``strength_sum``: the foul-free split maximising the sum of the rows' percentiles among all
-  hands of their size.
-
-With spare cards the baselines play the 13 highest cards (jokers first) and ``best`` chooses
-its 13 with the model. Every hand is arranged normally (a special hand's declaration is a
-separate choice). The deals come from a fixed seed, so the figures are reproducible.
+Each deal gives one hand per seat from the preset's deck. For every seat in turn, that seat
+arranges with the engine's ``best`` while the others use a baseline heuristic
+(:data:`BASELINES`), and the round is scored by the engine under the preset's configuration
+(:func:`play`). The script prints, for each baseline, the mean over deals of the ``best``
+seat's water with its standard error. The deals come from a fixed seed, so the figures are
+reproducible.
 """
 
 from __future__ import annotations
@@ -36,6 +29,9 @@ from games.rules.presets import PRESET_IDS, preset_config
 from games.rules.scoring import Arranged, Seat, score_round
 
 SEED = 20261129
+# The baselines: ``strongest_back``, the foul-free split with the strongest back, then middle,
+# then front; ``strength_sum``, the foul-free split maximising the sum of the rows' percentiles
+# among all hands of their size.
 BASELINES = ("strongest_back", "strength_sum")
 
 
@@ -49,7 +45,12 @@ def _arranged(order: list[int]) -> Arranged:
 
 
 def play(deal: int, preset: str = "classic") -> dict[str, float]:
-    """The ``best`` seat's mean water in this deal against each baseline."""
+    """The ``best`` seat's mean water in this deal against each baseline, over its rotations.
+
+    The rounds are scored with every rule of the preset (row bonuses, guns, run-over, home
+    runs). Every hand is arranged normally (a special hand's declaration is a separate
+    choice); with spare cards (16-card hands) the baselines play the 13 highest cards (jokers
+    first) and ``best`` chooses its 13 with the model."""
     config: RuleConfig = preset_config(preset)
     players = players_for(preset)
     deck = np.array([c.index for c in config.deck.cards])

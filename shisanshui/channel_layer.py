@@ -1,28 +1,16 @@
 """The Redis pub/sub channel layer, its Redis commands batched per event loop.
 
 channels_redis's pub/sub layer sends every PUBLISH, SUBSCRIBE and UNSUBSCRIBE of a process
-under one ``asyncio.Lock`` per Redis server, a PUBLISH holding it for its whole round trip.
-Under load each turn of the lock waits for an iteration of a busy event loop: when 128
-players' table sockets connected to one process in the same second, their subscriptions
-(three each) took up to a second, and a command's broadcast waited behind them and behind
-every other command's PUBLISH (docs/load-and-faults.md, "Design choices that hold").
+under one ``asyncio.Lock`` per Redis server, a PUBLISH holding it for its whole round trip:
+under load each turn of the lock waits for an iteration of a busy event loop, and a command's
+broadcast waits behind every subscription and every other command's PUBLISH
+(docs/load-and-faults.md, "Design choices that hold").
 
 :class:`BatchedPubSubChannelLayer` is the same layer (same channel names, same wire format,
 interchangeable with the original on other processes) whose shard connections keep a queue
-instead of a lock, drained by one sender task per event loop and Redis server:
-
-- **publishes**: everything queued while a pipeline is in flight goes in the next pipeline,
-  in the order it was queued (a group's messages reach Redis in the order of the calls);
-  the pipeline runs on a connection of the shard's pool, never on the subscriptions';
-- **subscriptions**: the changes queued meanwhile become one UNSUBSCRIBE and one SUBSCRIBE
-  command with many channels, the last change of a channel deciding (a socket leaving a
-  group and another joining it in the same batch leave it subscribed, as the original's
-  order would).
-
-Each caller still waits for its own command to be sent, and a failure reaches every caller
-of its batch as the original's reached its one caller; a caller cancelled while waiting (its
-socket closed) does not take its messages back. tests/shisanshui/test_channel_layer.py runs
-it against a real Redis and against the original layer.
+instead of a lock, drained by one sender task per event loop and Redis server: what is queued
+while a batch is in flight goes in the next one, the publishes as one pipeline, the
+subscription changes as one UNSUBSCRIBE and one SUBSCRIBE (:class:`BatchedShardConnection`).
 """
 
 from __future__ import annotations
@@ -86,7 +74,10 @@ def _settle(waiting: Waiting, error: BaseException | None = None) -> None:
 
 class _Batches:
     """Items queued while a batch is being sent go together in the next one, in order; one
-    sender task at a time, started by the first item and ending when nothing waits."""
+    sender task at a time, started by the first item and ending when nothing waits.
+
+    Each caller still waits for its own item to be sent, and a failure reaches every caller
+    of its batch, as the original layer's reached its one caller."""
 
     def __init__(self, send: Callable[[list[Any]], Awaitable[None]]) -> None:
         self._send = send
@@ -94,7 +85,8 @@ class _Batches:
         self._sender: asyncio.Future[None] | None = None
 
     def put(self, item: Any) -> asyncio.Future[None]:
-        """Queue ``item`` now; the future is done when its batch was sent (or failed)."""
+        """Queue ``item`` now; the future is done when its batch was sent (or failed). A caller
+        cancelled while waiting (its socket closed) does not take its item back."""
         done = asyncio.get_running_loop().create_future()
         self._waiting.append((item, done))
         if self._sender is None:
@@ -131,13 +123,23 @@ class Decoded:
 
 
 class BatchedShardConnection(RedisSingleShardConnection):
-    """One Redis server's connections, its commands batched (see the module's text)."""
+    """One Redis server's connections, its commands batched by kind:
+
+    - **publishes**: everything queued while a pipeline is in flight goes in the next
+      pipeline, in the order it was queued (a group's messages reach Redis in the order of
+      the calls); the pipeline runs on a connection of the shard's pool, never on the
+      subscriptions';
+    - **subscriptions**: the changes queued meanwhile become one UNSUBSCRIBE and one
+      SUBSCRIBE command with many channels, the last change of a channel deciding (a socket
+      leaving a group and another joining it in the same batch leave it subscribed, as the
+      original's order would).
+    """
 
     def _receive_message(self, message: Any) -> None:
         """A message from Redis, queued for each of this process's channels it is for. A
         group's message is decoded once, however many sockets of the group this process
-        holds (four at a table, all of them in the lobby): channels_redis decoded it again
-        for each. The consumers share the decoded message, and only read it."""
+        holds (four at a table, all of them in the lobby), where channels_redis decodes it
+        again for each. The consumers share the decoded message, and only read it."""
         if message is None:
             return
         name, data = message["channel"], message["data"]

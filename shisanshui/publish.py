@@ -1,26 +1,12 @@
 """Publishing to channel groups after a commit, from a thread or from the event loop.
 
 Services notify on commit (STYLE.md: lock → write → notify on commit). A service called from
-a WebSocket consumer runs on a service thread; publishing from there with ``async_to_sync``
-blocks that thread on one hop to the event loop and one Redis trip per message, and the
-action's reply and broadcast wait for all of it. Inside :func:`outbox` the thread's messages
-are kept instead, and the consumer publishes them itself from its event loop with
-:func:`apublish` (the table's socket does, for the table's messages and the lobby's banners
-alike). Everywhere else (Celery tasks, views, the lobby's own socket) :func:`publish` sends at
-once.
-
-On the Redis pub/sub layer (production's, ``shisanshui.channel_layer``), :func:`apublish`
-hands a whole batch to the layer at once: it goes out in one pipeline, with the batches of
-the other commands that finished while the previous pipeline was in flight, each group's
-messages in their order. Any other layer gets ``group_send`` per message.
-
-Some messages are worth sending only after the others are out: the engine's suggestions for a
-dealt hand take milliseconds of CPU per hand, and the deal must not wait for them.
-:func:`publish_later` registers the work that makes such messages; inside an outbox it is kept
-with the box (``Outbox.later``) and the consumer runs it once the box is published
-(:func:`apublish_later`, on a thread of its choosing; :func:`spawn_later` runs it in a task of
-its own, so that a socket's consumer — which handles its messages one at a time — goes on
-passing its events meanwhile); elsewhere it runs at once, after what was published before it.
+a WebSocket consumer runs on a service thread, where ``async_to_sync`` would block on a hop to
+the event loop and a Redis trip per message, and the action's reply and broadcast would wait
+for all of it. Inside :func:`outbox` the thread's messages are kept instead, and the consumer
+publishes them itself from its event loop with :func:`apublish`. Everywhere else (Celery
+tasks, views, the lobby's own socket) :func:`publish` sends at once. :func:`publish_later`
+holds back the messages that must not delay the others (a dealt hand's suggestions).
 
 Like the on-commit hooks, a failure (Redis restarting) is logged and never undoes or hides the
 committed change: each message (or pipeline) is tried twice (the layer reconnects), and a
@@ -64,7 +50,8 @@ class Outbox(list[Message]):
 @contextmanager
 def outbox() -> Iterator[Outbox]:
     """Keep this thread's published messages in the yielded list instead of sending them; the
-    caller must then ``await apublish(...)`` them, and ``await apublish_later(...)``."""
+    caller must then ``await apublish(...)`` them, and ``await apublish_later(...)``. The
+    table's socket does, for the table's messages and the lobby's banners alike."""
     previous = getattr(_outboxes, "box", None)
     box = Outbox()
     _outboxes.box = box
@@ -83,8 +70,12 @@ def _made(work: Later) -> Sequence[Message]:
 
 
 def publish_later(work: Later) -> None:
-    """Send the messages ``work()`` makes once those published before are out: at once here,
-    or, inside an outbox, when its caller runs ``apublish_later``."""
+    """Send the messages ``work()`` makes once those published before are out: at once
+    outside an outbox; inside one, the work is kept with the box (``Outbox.later``) and its
+    consumer runs it once the box is published (:func:`apublish_later`, or
+    :func:`spawn_later` so that the socket goes on passing its events meanwhile). For the
+    messages the others must not wait for: the engine's suggestions for a dealt hand take
+    milliseconds of CPU per hand, and the deal must not wait for them."""
     box = getattr(_outboxes, "box", None)
     if box is not None:
         box.later.append(work)
@@ -105,7 +96,12 @@ def publish(messages: Sequence[Message]) -> None:
 
 async def apublish(messages: Sequence[Message]) -> None:
     """Send ``messages``: in their order within each group, the groups side by side (one
-    Redis trip of latency for a whole batch instead of one per message)."""
+    Redis trip of latency for a whole batch instead of one per message).
+
+    On the Redis pub/sub layer (production's, ``shisanshui.channel_layer``) the whole batch
+    goes to the layer at once: it goes out in one pipeline, with the batches of the other
+    commands that finished while the previous pipeline was in flight, each group's messages in
+    their order. Any other layer gets ``group_send`` per message."""
     if not messages:
         return
     layer = get_channel_layer()

@@ -6,23 +6,12 @@ A limit has a name and one or more rates in ``settings.RATE_LIMITS`` (documented
 set, so all web processes and workers share one budget per key; otherwise in this process's
 memory. Keys start with ``settings.RATE_LIMIT_KEY_PREFIX`` (each test gets its own).
 
-- ``rate_limit_hit(name, key)`` spends one unit: ``None`` when allowed, else a ``RateLimited``
-  saying which rate refused it and in how many seconds one more unit frees up; a refused
-  hit spends nothing of any rate;
-- ``rate_limit_check(name, key)`` asks the same without spending (e.g. "may this user try
-  another code?", spent only when the code was wrong);
-- ``rate_limit_block(name, key)`` spends the whole budget now (a cool-down: with a rate such
-  as ``"1/30seconds"``, checks are refused for 30 seconds);
-- each has an ``a``-prefixed coroutine for the consumers, on the asynchronous Redis client of
-  `limits` (one per event loop), so a busy socket never blocks daphne's loop.
-
-The strategy is the moving window (exact: N in any window of that length, and the retry time
-is when the oldest counted hit leaves the window). A hit costs one Redis round trip whatever
-the number of rates: one Lua script (``_ACQUIRE_ALL``) checks every rate's window, then spends
-the hit in all of them or in none, on the same keys and lists as `limits`' own moving window
-(so checks, blocks and window statistics read them as before); tests/shisanshui/test_ratelimit.py
-measures it. If Redis is unreachable the
-limits fail open (allowed, logged): the socket's other work fails loudly enough then.
+:func:`rate_limit_hit` spends, :func:`rate_limit_check` asks without spending and
+:func:`rate_limit_block` spends the whole budget (a cool-down); each has an ``a``-prefixed
+coroutine for the consumers, on the asynchronous Redis client of `limits` (one per event
+loop), so a busy socket never blocks daphne's loop. The strategy is the moving window (exact:
+N in any window of that length). If Redis is unreachable the limits fail open (allowed,
+logged).
 """
 
 from __future__ import annotations
@@ -54,7 +43,8 @@ Key = str | int
 @dataclass(frozen=True, slots=True)
 class RateLimited:
     """A refusal: the limit's name, the rate that refused (``"10 per 1 second"``) and the whole
-    seconds to wait before one more is allowed (at least 1)."""
+    seconds to wait before one more is allowed (at least 1): until the oldest counted hit
+    leaves that rate's window."""
 
     name: str
     rate: str
@@ -140,7 +130,8 @@ _last_storage_warning = 0.0
 
 
 def _storage_failed(name: str) -> None:
-    """Fail open, logging at most once a minute (a Redis outage would log every message)."""
+    """Fail open, logging at most once a minute (a Redis outage would log every message): the
+    socket's other work fails loudly enough then."""
     global _last_storage_warning
     now = time.monotonic()
     if now - _last_storage_warning > 60:
@@ -219,7 +210,13 @@ def _acquire_args(
 
 
 def rate_limit_hit(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
-    """Spend ``cost`` of ``key``'s budget under the limit ``name``; None when allowed."""
+    """Spend ``cost`` of ``key``'s budget under the limit ``name``: None when allowed, else
+    the :class:`RateLimited` refusal; a refused hit spends nothing of any rate.
+
+    With Redis it costs one round trip whatever the number of rates: one Lua script
+    (``_ACQUIRE_ALL``) checks every rate's window, then spends the hit in all of them or in
+    none, on the same keys and lists as `limits`' own moving window, so that checks, blocks
+    and window statistics read them."""
     limiter = _sync_limiter()
     ids = (name, str(key))
     storage = limiter.storage
@@ -244,7 +241,8 @@ def rate_limit_hit(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
 
 
 def rate_limit_check(name: str, key: Key, *, cost: int = 1) -> RateLimited | None:
-    """Whether ``cost`` more would be allowed now, without spending anything."""
+    """Whether ``cost`` more would be allowed now, without spending anything (e.g. "may this
+    user try another code?", spent only when the code was wrong)."""
     limiter = _sync_limiter()
     ids = (name, str(key))
     try:
@@ -257,7 +255,8 @@ def rate_limit_check(name: str, key: Key, *, cost: int = 1) -> RateLimited | Non
 
 
 def rate_limit_block(name: str, key: Key) -> None:
-    """Spend the whole budget from now on: checks and hits are refused for each rate's window."""
+    """Spend the whole budget from now on: checks and hits are refused for each rate's window
+    (a cool-down: with a rate such as ``"1/30seconds"``, for 30 seconds)."""
     limiter = _sync_limiter()
     ids = (name, str(key))
     try:

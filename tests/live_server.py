@@ -1,22 +1,17 @@
 """The whole platform in real processes, for the browser, fault and end-to-end tests.
 
-``LivePlatform`` starts, on free loopback ports:
-
-- a private Redis (``redis-server``, nothing on disk) — the channel layer and the broker;
-- daphne serving ``shisanshui.asgi`` (settings ``tests.live_settings``);
-- a Celery worker with an embedded beat (``-B``: the deadline sweeper runs every 5 s).
+``LivePlatform`` starts, on free loopback ports, a private Redis (``redis-server``, nothing on
+disk: the channel layer and the broker), daphne serving ``shisanshui.asgi`` (settings
+``tests.live_settings``) and a Celery worker with an embedded beat (``-B``: the deadline
+sweeper runs every 5 s). The Redis is private so that restarting it never touches the system
+Redis other tests use, and so that no other run's tasks or channel groups reach these processes.
 
 All of them use the pytest test database (PostgreSQL), so a test using it must be
 transactional (``transactional_db``): rows are committed and the processes see them. Each part
 can be stopped, killed and started again on the same port (the fault tests do), and every
-process is killed when the platform stops. Every wait has a deadline.
-
-The Redis is private so that restarting it never touches the system Redis other tests use, and
-so that no other run's tasks or channel groups can reach these processes.
-
-``LiveCluster`` is the same platform with several daphne processes behind HAProxy, configured
-from deploy/haproxy.cfg.template exactly as `make run-cluster` does (scripts/run.py renders it):
-round robin, no sticky sessions, WebSocket upgrades, health checks.
+process is killed when the platform stops. Every wait has a deadline. ``LiveCluster`` is the
+same platform with several daphne processes behind HAProxy, configured exactly as `make
+run-cluster` does (scripts/run.py renders deploy/haproxy.cfg.template).
 """
 
 from __future__ import annotations

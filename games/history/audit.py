@@ -7,17 +7,11 @@ with the stored result, the stored player rows and the ledger (the settlement an
 transactions referenced ``round:<pk>``). It also checks the revealed deck against the shuffle
 commitment and that the deck deals the stored hands.
 
-Nobody sees a hand before the settlement, staff included: every selector here reads
-rounds through :func:`games.selectors.rounds_hidden_until_settled`, which blanks the cards,
+Nobody sees a hand before the settlement, staff included: every selector here reads rounds
+through :func:`games.history.selectors.rounds_hidden_until_settled`, which blanks the cards,
 arrangements, specials, deck and result of a round in play in the SQL itself; filters that
 depend on how hands were played match settled rounds only; verifying a round in play computes
 nothing, and its replay is refused (:class:`RoundInPlay`).
-
-The balances before settlement decide the cannot-cover cuts (RULES.md §7.4). The round stores
-them at settlement (``Round.balances``, written by ``table_services._settle`` from the wallets
-it holds locked); for a round without them they are derived from the ledger: the entry of the
-player's wallet in the settlement transaction (``balance_after - amount``), or else the
-wallet's last entry before that transaction. When both exist they are cross-checked.
 """
 
 from __future__ import annotations
@@ -165,7 +159,13 @@ class VerifyReport:
 
 def _balances_before(round_: Round, rows: list[RoundPlayer]) -> tuple[dict[int, int], list[str]]:
     """Each player's wallet balance just before the settlement, and any inconsistency between
-    the stored balances and what the ledger says."""
+    the stored balances and what the ledger says.
+
+    These balances decide the cannot-cover cuts (RULES.md §7.4). The round stores them at
+    settlement (``Round.balances``, from the wallets the settlement holds locked); for a round
+    without them they are derived from the ledger: the entry of the player's wallet in the
+    settlement transaction (``balance_after - amount``), or else the wallet's last entry
+    before that transaction. When both exist they are cross-checked."""
     problems: list[str] = []
     stored: dict[int, int] = {int(k): int(v) for k, v in (round_.balances or {}).items()}
     from_ledger: dict[int, int] = {}

@@ -4,28 +4,12 @@ Chip dumping — one account losing to a friend on purpose, round after round, t
 (often the sign-up grants of throw-away accounts) — leaves a trace no honest table does: two
 players who keep meeting, and nearly everything one of them loses goes to the other.
 
-How a pair is measured, over the settled rounds of the last `collusion_days` days (economy
-settings) in which both played:
-
-- the coins that went from one to the other come from each round's stored result
-  (`Round.result`, `games.rules.api.result_json`): its `transfers` are the actual payments
-  between two players after the cannot-cover clearing (`settlement`), plus what an escaper paid
-  to cover another loser (`cover`). Escape penalties go to the house and belong to no pair.
-  A result without transfers is attributed instead: each loser's loss (negative `delta`, its
-  penalty excluded) is split among that round's winners in proportion to their gains;
-- `flow` (loser -> winner) = coins loser paid winner - coins winner paid loser, net;
-- `losses` = every coin the loser paid to anyone in those shared rounds;
-- `share` = flow / losses.
-
-A pair (loser, winner) is flagged when shared rounds >= `collusion_min_rounds`, share >=
-`collusion_min_share_percent` and flow >= `collusion_min_flow`. At an honest two-seat table the
-payments go both ways and the net share stays small; at an honest table of four a player's
-losses are spread over three others. No pair includes a bot (a bot is nobody's accomplice),
-but what a player lost to bots still counts among their losses.
-
-`collusion_scan` runs hourly (games.history.tasks, Celery beat) and records one
-`accounts.models.CollusionFlag` per pair (`accounts.collusion.collusion_flag_write`), updated
-in place when found again; support reviews it in the admin.
+Over the settled rounds of the last `collusion_days` days (economy settings) in which both
+played, each pair's net flow of coins (:func:`round_payments`, :func:`pair_flows`) is set
+against everything the losing side lost in those rounds (:class:`PairFlow`); a pair over the
+economy settings' thresholds is flagged (:func:`suspicious_pairs`). :func:`collusion_scan`
+runs hourly (games.history.tasks, Celery beat) and records one
+`accounts.models.CollusionFlag` per pair, which support reviews in the admin.
 """
 
 from __future__ import annotations
@@ -50,7 +34,12 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class PairFlow:
-    """What one pair's shared rounds moved, seen from the side that lost (`loser`)."""
+    """What one pair's shared rounds moved, seen from the side that lost (`loser`).
+
+    - `flow` (loser -> winner) = coins loser paid winner - coins winner paid loser, net;
+    - `losses` = every coin the loser paid to anyone in those shared rounds;
+    - `share` = flow / losses.
+    """
 
     loser_id: int
     winner_id: int
@@ -72,9 +61,13 @@ class PairFlow:
 def round_payments(result: Mapping[str, Any]) -> dict[tuple[int, int], int]:
     """{(payer, payee): coins} of one settled round's stored result, by user id.
 
-    The stored transfers when there are any; otherwise each loser's loss (penalty excluded)
-    attributed to the winners in proportion to their gains, the remainder of the integer split
-    to the largest winner, so the attributed coins add up to the loss exactly.
+    The stored result is `Round.result` (`games.rules.api.result_json`): its `transfers` are
+    the actual payments between two players after the cannot-cover clearing (`settlement`),
+    plus what an escaper paid to cover another loser (`cover`). Escape penalties go to the
+    house and belong to no pair. A result without transfers is attributed instead: each
+    loser's loss (negative `delta`, its penalty excluded) is split among that round's winners
+    in proportion to their gains, the remainder of the integer split to the largest winner, so
+    the attributed coins add up to the loss exactly.
     """
     payments: dict[tuple[int, int], int] = defaultdict(int)
     if "transfers" in result:
@@ -110,7 +103,9 @@ def pair_flows(
     rounds: Iterable[tuple[datetime, Mapping[str, Any], Iterable[int]]],
 ) -> list[PairFlow]:
     """Each pair's flow over `rounds` ((settled_at, result, player ids) of settled rounds),
-    one PairFlow per pair whose net flow is positive, from the losing side."""
+    one PairFlow per pair whose net flow is positive, from the losing side. Only the given
+    players form pairs (no bot is anybody's accomplice: :func:`settled_rounds` leaves them
+    out), but what a player paid to anyone, bots included, counts among their losses."""
     shared: dict[tuple[int, int], int] = defaultdict(int)
     first: dict[tuple[int, int], datetime] = {}
     last: dict[tuple[int, int], datetime] = {}
@@ -184,7 +179,11 @@ def settled_rounds(*, since: datetime) -> Iterator[tuple[datetime, Mapping[str, 
 
 
 def suspicious_pairs(flows: Iterable[PairFlow], *, economy: EconomySettings) -> list[PairFlow]:
-    """The flows over the economy settings' thresholds, largest flow first."""
+    """The flows over the economy settings' thresholds, largest flow first: shared rounds >=
+    `collusion_min_rounds`, share >= `collusion_min_share_percent` and flow >=
+    `collusion_min_flow`. At an honest two-seat table the payments go both ways and the net
+    share stays small; at an honest table of four a player's losses are spread over three
+    others."""
     found = [
         f
         for f in flows
@@ -205,8 +204,9 @@ class ScanResult:
 
 def collusion_scan(*, now: datetime | None = None) -> ScanResult:
     """Examine the rounds of the last `collusion_days` days; create or update a CollusionFlag
-    for each suspicious pair (status and note untouched). Safe to run twice or concurrently:
-    a flag is one row per (loser, winner), written under its unique constraint."""
+    for each suspicious pair (`accounts.collusion.collusion_flag_write`; status and note
+    untouched). Safe to run twice or concurrently: a flag is one row per (loser, winner),
+    written under its unique constraint."""
     now = now or timezone.now()
     economy = economy_settings()
     since = now - timedelta(days=economy.collusion_days)

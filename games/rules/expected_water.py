@@ -1,18 +1,9 @@
 """The expected-water model that ranks arrangements (RULES.md §6), as per-class tables.
 
 From the row tables (:mod:`games.rules.tables`: how the rows opponents play are distributed),
-for a candidate row hand with key ``k``:
-
-* ``p_win``, ``p_tie``, ``p_lose``: the fractions of opponents' rows below, equal to, above ``k``;
-* row water ``p_win · (1 + bonus(k)) − p_lose − E[opponent's bonus when it beats k]``, the
-  bonuses taken from the configuration in force (RULES.md §7.1);
-* guns, treating the three rows as independent: ``P(gun) = Π(p_win + p_tie) − Π p_tie`` with
-  run-over (``Π p_win`` without), the same with ``p_lose`` for being gunned, paid as the
-  configuration says (``fixed``: ± gun water; ``double``: the row water again);
-* a home run against ``opponents`` opponents (default 3, a full table): ``P(gun)^n``, and an
-  opponent's home run through us at ``P(gunned) · g0^(n−1)`` with ``g0`` the reference gun rate.
-
-The expected water of a split is the sum of these terms. Row keys are numbered by class (their
+a candidate row's chances to win, tie and lose give its row water, and the three rows'
+together the chances to gun, to be gunned and to score a home run (:class:`WaterModel`). The
+expected water of a split is the sum of these terms. Row keys are numbered by class (their
 rank among every possible key), so the terms are looked up per class, never per hand.
 """
 
@@ -109,7 +100,7 @@ def _variant_classes(a2345: str) -> RowClasses:
 def hand_order(card_indices: Sequence[int]) -> list[int]:
     """Canonical order of a hand: rank high to low, suit, copy; jokers last (so a subset's
     standard cards come first, as the joker completion tables expect)."""
-    if all(i < 52 for i in card_indices):  # the 52-card deck: the order it always had
+    if all(i < 52 for i in card_indices):  # the 52-card deck: rank high to low, then suit
         return sorted(card_indices, key=lambda i: (-(i // 4), i % 4))
     cards = sorted((ALL_CARDS[i] for i in card_indices), key=sort_key)
     jokers = [c.index for c in cards if c.is_joker]
@@ -144,7 +135,21 @@ def _row_features(
 
 @dataclass(frozen=True, eq=False)
 class WaterModel:
-    """The expected-water model of one configuration, as per-class feature tables."""
+    """The expected-water model of one configuration, as per-class feature tables.
+
+    For a candidate row hand with key ``k``:
+
+    * ``p_win``, ``p_tie``, ``p_lose``: the fractions of opponents' rows below, equal to,
+      above ``k``;
+    * row water ``p_win · (1 + bonus(k)) − p_lose − E[opponent's bonus when it beats k]``, the
+      bonuses taken from the configuration in force (RULES.md §7.1);
+    * guns, treating the three rows as independent: ``P(gun) = Π(p_win + p_tie) − Π p_tie``
+      with run-over (``Π p_win`` without), the same with ``p_lose`` for being gunned, paid as
+      the configuration says (``fixed``: ± gun water; ``double``: the row water again);
+    * a home run against ``opponents`` opponents (a full table: 3): ``P(gun)^n``, and an
+      opponent's home run through us at ``P(gunned) · g0^(n−1)`` with ``g0`` the reference
+      gun rate.
+    """
 
     config: RuleConfig
     opponents: int

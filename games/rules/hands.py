@@ -1,24 +1,12 @@
 """Row hands: evaluation, comparison and the foul check (RULES.md §3, §4).
 
-Every row hand gets an integer *key*; a higher key is a stronger hand and equal keys tie.
-The encoding is shared with the vectorised evaluator (:mod:`games.rules.vectorized`) so both
-paths agree to the bit:
-
-* ``digits``: the ranks ordered by (count, rank) descending, duplicates kept
-  (full house ``33355`` → 3,3,3,5,5); a straight's digits are its strength alone.
-* 5-card key: ``category * 32**5 + sum(d_i * 32**(4-i))``.
-* 3-card key and the *cross* key of a 5-card row: ``category * 32**3`` plus the first three
-  digits. Comparing a front row with a middle row (§3.3) compares cross keys: category first,
-  then only the ranks the 3-card row has (trip rank; pair rank and one kicker; three high cards).
-
-Straight strength is twice the top rank; ``A2345`` is 10 with ``a2345 = lowest`` (below 23456's
-12) and 27 with ``second`` (between 9TJQK's 26 and TJQKA's 28).
+Every row hand gets an integer *key* (:class:`RowHand`); a higher key is a stronger hand and
+equal keys tie. The encoding is shared with the vectorised evaluator
+(:mod:`games.rules.vectorized`) so both paths agree to the bit.
 
 Variant decks (RULES.md §12): five equal ranks are ``five_of_a_kind`` (above straight flush);
-a flush may hold equal cards and its digits are then its ranks high to low, repeats included
-(§12.3); a row holding jokers is evaluated as its strongest completion (§12.2), found by trying
-every rank for each joker in the suit of the other cards (suits matter only for a flush, so no
-other suit can do better), and ``RowHand.jokers`` says what each joker stands for.
+a flush may hold equal cards (§12.3); a row holding jokers is evaluated as its strongest
+completion (§12.2), and ``RowHand.jokers`` says what each joker stands for.
 """
 
 from __future__ import annotations
@@ -74,6 +62,8 @@ CATEGORY_ZH = {
 }
 
 B = 32
+# A straight's strength is twice its top rank; A2345's is 10 with ``a2345 = lowest`` (below
+# 23456's 12) and 27 with ``second`` (between 9TJQK's 26 and TJQKA's 28).
 WHEEL_STRENGTH = {"lowest": 10, "second": 27}
 ROWS = ("front", "middle", "back")
 ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
@@ -81,7 +71,17 @@ ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 
 @dataclass(frozen=True, slots=True)
 class RowHand:
-    """An evaluated row: category, tie-break digits and the comparison keys."""
+    """An evaluated row: category, tie-break digits and the comparison keys.
+
+    * ``digits``: the ranks ordered by (count, rank) descending, duplicates kept (full house
+      ``33355`` → 3,3,3,5,5); a straight's digits are its strength alone
+      (:data:`WHEEL_STRENGTH`); a flush's are its ranks high to low, repeats included (§12.3).
+    * ``key`` of a 5-card row: ``category * 32**5 + sum(d_i * 32**(4-i))``.
+    * ``key`` of a 3-card row, and ``cross`` of either size: ``category * 32**3`` plus the
+      first three digits (none for a 5-card category a front row cannot have). Comparing a
+      front row with a middle row (§3.3) compares cross keys: category first, then only the
+      ranks the 3-card row has (trip rank; pair rank and one kicker; three high cards).
+    """
 
     size: int
     category: Category

@@ -1,25 +1,12 @@
 """How a bot of each level plays a hand (bot levels).
 
-=========  =====================================================================================
-``easy``   a greedy beginner: the foul-free split with the strongest back, then middle, then
-           front (``Policy("strongest_back")``); always declares a special it is dealt.
-``normal`` a fair player: the split whose rows rank highest among all hands of their size
-           (``Policy("strength_sum")``); follows the special advice.
-``strong`` the engine's best arrangement (RULES.md §6) against its opponents (at a full table,
-           what hosting and auto-arrange submit); follows the special advice
-           (:mod:`games.rules.advice`).
-``expert`` a rollout player: it deals the cards it cannot see to its opponents many times
-           (:data:`EXPERT_SAMPLES`), lets them play the engine's best, scores each of the best
-           arrangements of its distinct category triples exactly (every rule of the
-           configuration) and plays the one that wins most on average (with spare cards,
-           over fewer deals: each costs more); follows the advice.
-=========  =====================================================================================
-
-With spare cards (RULES.md §12.4) ``easy`` and ``normal`` keep the 13 highest cards (jokers
-first); ``strong`` and ``expert`` choose their 13 with the model. Every level is deterministic
-for the same cards, configuration and opponents (the expert's samples are seeded by its cards),
-so a replayed task submits the same arrangement. ``python -m benchmarks.bot_levels`` measures
-each level's water per deal against the others.
+Four levels, weakest first: ``easy`` (a greedy beginner), ``normal`` (a fair player),
+``strong`` (the engine's best arrangement, RULES.md §6) and ``expert`` (a rollout player).
+:func:`level_play` says how each arranges its cards, :func:`level_plays_special` whether it
+declares a special it is dealt. Every level is deterministic for the same cards, configuration
+and opponents (the expert's samples are seeded by its cards), so a replayed task submits the
+same arrangement. ``python -m benchmarks.bot_levels`` measures each level's water per deal
+against the others.
 """
 
 from __future__ import annotations
@@ -61,7 +48,22 @@ def level_play(
     opponents: int = 3,
     samples: int = EXPERT_SAMPLES,
 ) -> Play:
-    """The arrangement a bot of ``level`` submits for its dealt ``cards``."""
+    """The arrangement a bot of ``level`` submits for its dealt ``cards``.
+
+    - ``easy``: the foul-free split with the strongest back, then middle, then front
+      (``Policy("strongest_back")``);
+    - ``normal``: the split whose rows rank highest among all hands of their size
+      (``Policy("strength_sum")``);
+    - ``strong``: the engine's best arrangement (RULES.md §6) against ``opponents`` (at a full
+      table, what hosting and auto-arrange submit);
+    - ``expert``: deals the cards it cannot see to its opponents ``samples`` times, lets them
+      play the engine's best, scores each of the best arrangements of its distinct category
+      triples exactly (every rule of the configuration) and plays the one that wins most on
+      average (with spare cards, over fewer deals: each costs more).
+
+    With spare cards (RULES.md §12.4) ``easy`` and ``normal`` keep the 13 highest cards
+    (jokers first); ``strong`` and ``expert`` choose their 13 with the model.
+    """
     cards = tuple(cards)
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r} (one of {', '.join(LEVELS)})")
@@ -84,7 +86,8 @@ def level_play(
 def level_plays_special(
     cards: Sequence[Card], config: RuleConfig, special: str, level: str, *, opponents: int = 3
 ) -> bool:
-    """Whether a bot of ``level`` declares the special it was dealt."""
+    """Whether a bot of ``level`` declares the special it was dealt: ``easy`` always does,
+    the others follow the special advice (:mod:`games.rules.advice`)."""
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r} (one of {', '.join(LEVELS)})")
     if level == "easy":

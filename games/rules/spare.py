@@ -2,21 +2,8 @@
 
 The expected-water model of :mod:`games.rules.expected_water` scores a split (front, middle, back);
 with three spare cards a split is any three disjoint rows of the 16 cards (40,360,320 of
-them, 560 times the 72,072 of a 13-card hand), so they are not all scored. Instead, branch
-and bound over the back row, exactly:
-
-1. Every 5- and 3-card subset of the 16 cards is evaluated once (4,368 + 560 rows).
-2. For each back row ``b`` an upper bound of every split with that back: its own EV, plus the
-   best middle EV among rows no stronger than ``b``, plus the best front EV, with the gun terms
-   bounded by the product of the best no-loss rates (the model's value only grows with a row's
-   EV and no-loss rate and only shrinks with its no-win rate). For the backs that might win the
-   bound is tightened to middles and fronts disjoint from ``b``.
-3. Backs are scored exactly (all their 9,240 middle/front pairs, foul-free ones only), best
-   bound first, until no remaining bound beats the best split found — or ``MAX_BACKS`` backs
-   have been scored, which bounds the time of a hand whose bounds stay loose (about one hand
-   in five with the 65-card tables; the answer is then the best split of the backs with the
-   best bounds, still deterministic, and on the hands checked it was the exact best: the best
-   split is found among the first backs, the bounds only fail to prove it).
+them, 560 times the 72,072 of a 13-card hand), too many to score them all, so
+:func:`arrange16` searches them by branch and bound over the back row.
 
 The answer is the split of highest expected water, ties going to the first in a fixed order
 (back, then middle and front), so it is deterministic and never a foul; the suggestions are the
@@ -72,8 +59,10 @@ _LOCAL3[(1 << LOC_FRONTS).sum(axis=1)] = np.arange(len(LOC_FRONTS))
 LOC_F_INDEX = _LOCAL3[(1 << LOC_F).sum(axis=1)]
 BATCH = 12  # backs scored at once
 CHUNK = 96  # backs whose bounds are tightened at once
-# At most this many backs are scored (deterministically, best bound first): the search is
-# exact unless a hand reaches it (rare hands where many backs stay within their bounds).
+# At most this many backs are scored (deterministically, best bound first), which bounds the
+# time of a hand whose bounds stay loose: the search is exact unless a hand reaches it (rare
+# hands where many backs stay within their bounds), and the answer is then the best split of
+# the backs with the best bounds, still deterministic.
 MAX_BACKS = 240
 
 
@@ -102,7 +91,20 @@ def arrange16(
     limit: int,
     tables: Tables | None = None,
 ) -> list[SpareSplit]:
-    """The best ``limit`` splits of distinct category triples of 13 of these 16 cards."""
+    """The best ``limit`` splits of distinct category triples of 13 of these 16 cards.
+
+    Branch and bound over the back row, exactly:
+
+    1. Every 5- and 3-card subset of the 16 cards is evaluated once (4,368 + 560 rows).
+    2. For each back row ``b`` an upper bound of every split with that back: its own EV, plus
+       the best middle EV among rows no stronger than ``b``, plus the best front EV, with the
+       gun terms bounded by the product of the best no-loss rates (the model's value only
+       grows with a row's EV and no-loss rate and only shrinks with its no-win rate). For the
+       backs that might win the bound is tightened to middles and fronts disjoint from ``b``.
+    3. Backs are scored exactly (all their 9,240 middle/front pairs, foul-free ones only), best
+       bound first, until no remaining bound beats the best split found, or ``MAX_BACKS``
+       backs have been scored.
+    """
     if len(card_indices) != N:
         raise WrongCountError(f"a hand with spare cards has {N} cards, got {len(card_indices)}")
     idx = np.array(hand_order(card_indices), dtype=np.int64)

@@ -2,31 +2,15 @@
 
 Two parts, so that the slow one is done once:
 
-1. :func:`simulate_deals` deals ``n`` rounds from a seeded generator and records, for every
-   hand, the specials it qualifies for as a 15-bit mask (bit ``i`` is ``SPECIAL_IDS[i]``,
-   enabled or not). It calls :func:`~games.rules.specials.qualifying_specials` on every hand,
-   tens to hundreds of microseconds each, so callers keep the result (:func:`load_or_simulate`
-   caches it as an ``.npz`` file). Of a configuration it depends on the deck alone
-   (:class:`DealShape`): the same seed, size and deck always give the same masks.
+1. :func:`simulate_deals` deals ``n`` rounds of one :class:`DealShape` (the classic deck, or a
+   variant deck of RULES.md §12, at a full table) from a seeded generator and records, for
+   every hand, the specials it qualifies for as a bit mask. Detecting the specials of every
+   hand is the slow part, so callers keep the result (:func:`load_or_simulate` caches it as an
+   ``.npz`` file); the same seed, size and deck always give the same masks, whatever the
+   configuration's other rules.
 2. :func:`special_stats` evaluates one configuration over those masks with numpy, in
-   milliseconds, so an admin can see what a change of water or order does.
-
-The deals are of one :class:`DealShape`: the classic 52-card deck dealt to four players, or a
-variant deck of RULES.md §12 (extra suits, jokers, spare cards) dealt to a full table of its
-seats; a 16-card hand's mask is every special some 13 of its cards make (§12.4).
-
-What the figures mean (for every special ``s`` of the configuration):
-
-- ``qualifying``: hands that make ``s``, whether or not it is enabled or outranked.
-- ``counted``: hands that count as ``s`` — ``s`` is the highest-ranked *enabled* special the
-  hand makes (§5). ``frequency = counted / hands`` and ``one_in = hands / counted``.
-- ``water_won``: every holder is assumed to declare (a choice timeout counts as Yes, §5.1). In
-  each deal a holder of ``s`` wins ``water(s)`` from each of the other players who holds no
-  special or a lower-ranked one; the same special on both sides is a tie (0); against a
-  higher-ranked special the holder loses *that* special's water, which is counted in that
-  special's row, not here (§7.3). ``expected_water_per_deal = water_won / deals``: the water that
-  holders of ``s`` win per deal at a full table (× base score for coins). Summed over the
-  specials it is all the special-hand water that changes hands per deal.
+   milliseconds, so an admin can see what a change of water or order does. What its figures
+   mean: :class:`SpecialStat`.
 """
 
 from __future__ import annotations
@@ -53,7 +37,7 @@ CardArray = npt.NDArray[np.int8]
 PLAYERS = 4  # the classic deck's full table
 DEFAULT_DEALS = 100_000
 DEFAULT_SEED = 13
-# Bump when the detection of specials changes, so that caches built before are not used.
+# Bump when the detection of specials changes: a cache of another version is never used.
 FORMAT_VERSION = 1
 # Deals drawn from the generator at a time: fixed, so a seed always gives the same deals.
 _CHUNK = 5_000
@@ -159,7 +143,8 @@ def specials_of_mask(mask: int) -> frozenset[str]:
 
 def hand_mask(card_indices: Sequence[int] | npt.NDArray[np.integer[Any]]) -> int:
     """The mask of every special (enabled or not) these cards (card indices) make: 13 cards,
-    or 16 with spare cards; jokers wild (RULES.md §12)."""
+    or 16 with spare cards (every special some 13 of them make, §12.4); jokers wild (RULES.md
+    §12)."""
     return special_mask(qualifying_specials([ALL_CARDS[int(i)] for i in card_indices]))
 
 
@@ -238,8 +223,8 @@ def simulate_deals(
 def cache_filename(
     n_deals: int, seed: int, players: int | None = None, *, shape: DealShape = CLASSIC_SHAPE
 ) -> str:
-    """The classic deck's name is unchanged since before the variant decks; a variant deck's
-    adds ``shape.tag``."""
+    """The cache file's name: a variant deck's carries ``shape.tag``, the classic deck's
+    nothing more."""
     players = shape.players if players is None else players
     return f"special_masks_v{FORMAT_VERSION}_{n_deals}x{players}_seed{seed}{shape.tag}.npz"
 
@@ -275,7 +260,7 @@ def load_deals(path: Path) -> SimulatedDeals:
             ids = tuple(str(x) for x in data["special_ids"])
             masks = np.asarray(data["masks"], dtype=np.uint16)
             seed = int(data["seed"])
-            # Files written before the variant decks are of the classic deck.
+            # A file without a deck is of the classic deck.
             deck = [int(x) for x in data["deck"]] if "deck" in data.files else [0, 0, 0]
     except (OSError, KeyError, ValueError) as exc:
         raise StatsCacheError(f"cannot read {path.name}: {exc}") from None
@@ -321,7 +306,20 @@ def load_or_simulate(
 
 @dataclass(frozen=True, slots=True)
 class SpecialStat:
-    """One special hand under one configuration, over ``deals`` simulated deals."""
+    """One special hand ``s`` under one configuration, over ``deals`` simulated deals.
+
+    - ``qualifying``: hands that make ``s``, whether or not it is enabled or outranked.
+    - ``counted``: hands that count as ``s`` — ``s`` is the highest-ranked *enabled* special
+      the hand makes (§5). ``frequency = counted / hands`` and ``one_in = hands / counted``.
+    - ``water_won``: every holder is assumed to declare (a choice timeout counts as Yes, §5.1).
+      In each deal a holder of ``s`` wins ``water(s)`` from each of the other players who
+      holds no special or a lower-ranked one; the same special on both sides is a tie (0);
+      against a higher-ranked special the holder loses *that* special's water, which is
+      counted in that special's row, not here (§7.3). ``expected_water_per_deal = water_won /
+      deals``: the water that holders of ``s`` win per deal at a full table (× base score for
+      coins). Summed over the specials it is all the special-hand water that changes hands
+      per deal.
+    """
 
     id: str
     zh: str
@@ -331,7 +329,7 @@ class SpecialStat:
     rank: int | None  # 1 = highest among the enabled specials; None when disabled
     qualifying: int  # hands that make it, enabled or not
     counted: int  # hands that count as it (§5: the highest-ranked enabled special they make)
-    water_won: int  # water its holders won over all deals (see the module docstring)
+    water_won: int  # water its holders won over all deals (see the class docstring)
     hands: int
     deals: int
 
@@ -388,7 +386,7 @@ def counted_ranks(masks: MaskArray, config: RuleConfig) -> npt.NDArray[np.int64]
 
 
 def special_stats(deals: SimulatedDeals, config: RuleConfig) -> SpecialStats:
-    """Frequencies and expected water of every special of ``config`` (module docstring)."""
+    """Frequencies and expected water of every special of ``config`` (:class:`SpecialStat`)."""
     enabled = config.enabled_specials
     k = len(enabled)
     ranks = counted_ranks(deals.masks, config)

@@ -1,21 +1,11 @@
 """Special hands with jokers and with spare cards (RULES.md §12.2, §12.4): "some values of the
 jokers make it", "some 13 of the 16 cards make it".
 
-Everything is decided on counts, exactly, without trying joker values or 13-card subsets one
-by one. A hand is its natural cards (a copy counts as a diamond), ``w`` jokers and the number
-of cards to leave out ``d`` (3 with spare cards, else 0). Keeping a joker is never worse than
-keeping a natural card (the joker can take that card's value), so the 13 played hold every
-joker and ``k = 13 - w`` natural cards; a special is made when some ``k`` natural cards fit its
-pattern and the jokers fill the rest:
-
-* one-suit, one-colour and rank-range specials: enough natural cards of the kind (``≥ k``);
-* row patterns (three straights, three flushes, three straight flushes): some choice of the
-  three runs or suits covers at least ``k`` natural cards;
-* group patterns (pairs, trips, quads): a partition of the cards into the groups plus ``d``
-  cards left out, where a joker may complete any group (dynamic programming on rank counts).
-
-The classic 13-card hand is the case ``w = d = 0``, and these answers equal the classic
-predicates there (a test checks every special on random hands).
+Everything is decided on counts (:class:`WildShape`), exactly, without trying joker values or
+13-card subsets one by one: a special is made when some of the natural cards fit its pattern
+and the jokers fill the rest (:data:`PREDICATES`). The classic 13-card hand is the case of no
+jokers and no card left out, and these answers equal the classic predicates there (a test
+checks every special on random hands).
 """
 
 from __future__ import annotations
@@ -104,7 +94,9 @@ _RUN_TRIPLES = [(f, a, b) for f in range(12) for a, b in _PAIRS5]
 
 @dataclass(frozen=True, slots=True)
 class WildShape:
-    """The counts a hand's specials are read from: natural cards, jokers, cards to leave."""
+    """The counts a hand's specials are read from: its natural cards (a copy counts as a
+    diamond), its ``jokers`` and the number of cards to leave out, ``drop`` (3 with spare
+    cards, else 0)."""
 
     rank_counts: np.ndarray  # (13,) natural cards per rank 2..A
     suit_rank: np.ndarray  # (4, 13) natural cards per suit and rank (copies are diamonds)
@@ -113,7 +105,9 @@ class WildShape:
 
     @property
     def keep(self) -> int:
-        """Natural cards among the 13 played."""
+        """Natural cards among the 13 played: keeping a joker is never worse than keeping a
+        natural card (the joker can take that card's value), so the 13 played hold every
+        joker."""
         return 13 - self.jokers
 
     @staticmethod
@@ -201,6 +195,13 @@ def _one_color(h: WildShape) -> bool:
     return int(per_suit[0] + per_suit[2]) >= h.keep or int(per_suit[1] + per_suit[3]) >= h.keep
 
 
+# Each special's test on a shape, made when some ``keep`` natural cards fit its pattern:
+# - one-suit, one-colour and rank-range specials: enough natural cards of the kind;
+# - row patterns (three straights, three flushes, three straight flushes): some choice of the
+#   three runs or suits covers ``keep`` natural cards;
+# - group patterns (pairs, trips, quads): a partition of the cards into the groups plus
+#   ``drop`` cards left out, where a joker may complete any group (:func:`partitionable`,
+#   dynamic programming on rank counts).
 PREDICATES: dict[str, Callable[[WildShape], bool]] = {
     "supreme_dragon": _supreme_dragon,
     "dragon": _dragon,

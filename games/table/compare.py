@@ -1,24 +1,10 @@
 """The comparison (RULES.md §8.5) as a paced script of events, and the round's scoring.
 
-When every hand is in, the machine emits the whole comparison at once; each event carries
-``offset_ms``, when the client should show it (``reveal_interval_ms`` apart). The order:
-
-1. Rows front, middle, back. ``sequential``: within a row one ``reveal`` per hand, starting
-   from the seat whose hand in that row is smallest (equal smallest hands: the lower position)
-   and going counter-clockwise, i.e. by increasing position, wrapping. ``simultaneous``: one
-   ``reveal`` per row with every hand. After a row's reveals, a ``row_result`` (same offset as
-   the last reveal) gives each seat's water for that row, bonuses included, guns not.
-2. ``gun`` for each gun or run-over (kind ``gun``, or ``home_run`` when it is part of a home
-   run), then ``home_run`` when there is one: the client's animation and its score line.
-3. ``reveal_special`` for each declared special hand, in position order (after the normal
-   comparison, [S1]).
-
-With the variant decks (RULES.md §12) a revealed row names what its jokers stand for
-(``jokers``), and with spare cards a ``reveal_unused`` (at the back row's result) shows every
-normal hand's 3 set-aside cards; a declared special's are in its ``reveal_special``.
-
-Only seats that arranged normally take part in rows and guns. The comparison's length is the
-number of paced steps × ``reveal_interval_ms``.
+When every hand is in, the machine emits the whole comparison at once (:func:`script`): rows
+front, middle, back, then the guns and the home run, then the declared specials. Each event
+carries ``offset_ms``, when the client should show it (``reveal_interval_ms`` apart). Only
+seats that arranged normally take part in rows and guns. :func:`score` scores the round with
+the engine, and :func:`result_payload` is its result as stored and sent.
 """
 
 from __future__ import annotations
@@ -116,9 +102,22 @@ def script(
 ) -> tuple[list[tuple[str, Json]], int]:
     """The comparison's events (type, payload) in order, and its length in ms.
 
-    A gun's and a home run's full-screen effect (``effect_ms``, 1.5 and 3 reveal intervals)
-    is played out before the next event, so the comparison — and the settlement that follows
-    it — never cuts one short."""
+    1. Rows front, middle, back. ``sequential``: within a row one ``reveal`` per hand, in
+       :func:`compare_order`. ``simultaneous``: one ``reveal`` per row with every hand. After
+       a row's reveals, a ``row_result`` (same offset as the last reveal) gives each seat's
+       water for that row, bonuses included, guns not. With spare cards a ``reveal_unused``
+       (at the back row's result) shows every normal hand's 3 set-aside cards.
+    2. ``gun`` for each gun or run-over (kind ``gun``, or ``home_run`` when it is part of a
+       home run), then ``home_run`` when there is one: the client's animation and its score
+       line.
+    3. ``reveal_special`` for each declared special hand, in position order (after the normal
+       comparison, [S1]), its set-aside cards included.
+
+    With the variant decks (RULES.md §12) a revealed row names what its jokers stand for
+    (``jokers``). Each paced step lasts ``reveal_interval_ms``; a gun's and a home run's
+    full-screen effect (``effect_ms``, 1.5 and 3 reveal intervals) is played out before the
+    next event, so the comparison — and the settlement that follows it — never cuts one
+    short."""
     interval = config.reveal_interval_ms
     gun_effect = interval * 3 // 2
     home_run_effect = interval * 3

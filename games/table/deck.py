@@ -1,21 +1,11 @@
 """The deck: its canonical text, the shuffle commitment, and who gets which card.
 
 The service shuffles (``secrets``) and hands the machine a deck, a salt and a starting seat;
-the machine stays deterministic. Before any card is shown the table publishes
-
-    commitment = SHA-256( deck_text + ":" + salt ), hex,
-
-where ``deck_text`` is the configured deck's cards in deck order, canonical text (``"AS"``,
-``"TD"``; with the variant decks of RULES.md §12 copies and jokers by name: ``"7D2"``,
-``"RJ"``), joined by single spaces. The deck and salt are revealed at settlement, so anyone
-can recompute the hash and replay the deal (:func:`deal_hands`) to check the shuffle was fixed
-in advance.
-
-Dealing (RULES.md §8.2) gives ``deck[i]`` to ``order[i mod n]`` for the first h·n cards
-(h, the hand size: 13, or 16 with spare cards),
-where ``order`` is the round's seats counter-clockwise (increasing position, wrapping) from the
-starting seat. ``sequential`` and ``simultaneous`` deal the same cards; they differ only in
-pace: a round of cards every ``deal_interval_ms``, one player at a time or all at once.
+the machine stays deterministic. Before any card is shown the table publishes the deck's
+:func:`commitment`; the deck and salt are revealed at settlement, so anyone can recompute the
+hash and replay the deal (:func:`deal_hands`) to check the shuffle was fixed in advance. The
+tables of a duplicate match derive their deals from the match's secret seed instead
+(:func:`seeded_deck`, below).
 """
 
 from __future__ import annotations
@@ -30,11 +20,14 @@ HAND_SIZE = 13
 
 
 def deck_text(deck: Sequence[Card | str]) -> str:
+    """The cards in deck order, canonical text (``"AS"``, ``"TD"``; with the variant decks of
+    RULES.md §12 copies and jokers by name: ``"7D2"``, ``"RJ"``), joined by single spaces."""
     return " ".join(str(card) for card in deck)
 
 
 def commitment(deck: Sequence[Card | str], salt: str) -> str:
-    """The SHA-256 commitment (hex) to ``deck`` under ``salt``."""
+    """The SHA-256 commitment (hex) to ``deck`` (the configured deck, shuffled) under
+    ``salt``: ``SHA-256(deck_text + ":" + salt)``."""
     return hashlib.sha256(f"{deck_text(deck)}:{salt}".encode()).hexdigest()
 
 
@@ -58,7 +51,13 @@ def deal_order(positions: Sequence[int], start_seat: int) -> tuple[int, ...]:
 def deal_hands(
     deck: Sequence[Card], order: Sequence[int], hand_size: int = HAND_SIZE
 ) -> dict[int, tuple[Card, ...]]:
-    """Each position's cards (``hand_size`` of them), in the order they are dealt."""
+    """Each position's cards (``hand_size`` of them: 13, or 16 with spare cards), in the
+    order they are dealt.
+
+    Dealing (RULES.md §8.2) gives ``deck[i]`` to ``order[i mod n]`` for the first
+    ``hand_size · n`` cards, ``order`` being :func:`deal_order` from the starting seat.
+    ``sequential`` and ``simultaneous`` deal the same cards; they differ only in pace
+    (:func:`deal_offsets`)."""
     n = len(order)
     return {p: tuple(deck[j] for j in range(i, hand_size * n, n)) for i, p in enumerate(order)}
 

@@ -9,62 +9,9 @@ a state without at least one event, so a version names a state.
 player). Secrets (a seat's cards, its special, its suggestions, its draft) only ever appear in
 events addressed to the player who holds them, until the comparison makes the hands public; so
 filtering by audience (:func:`games.table.perspective.events_for`) is all a view needs. A private
-event belongs to the player, never to the position: whoever sits at that position later sees
-none of it (and a connection is never given events from before its player sat down:
-``SeatState.since``).
-
-The events (the WebSocket protocol is built on them). Times are epoch seconds, ``offset_ms``
-milliseconds after the phase started; ``auto`` is None or ``timeout`` / ``hosted`` / ``escaped``.
-
-Public (``"all"``):
-
-=============== ==============================================================================
-``seated``      ``position, player, ready_deadline`` (None when seated during a round)
-``ready``       ``position``
-``left``        ``position, player, reason``: ``left`` (between rounds, or after a round
-                it left with its hand in), ``ready_timeout`` (back to the room list),
-                ``escaped`` (left during the round, removed after it),
-                ``insufficient_coins`` (fewer coins than the table's entry minimum after a
-                settlement: back to the room list; also ``minimum`` and ``balance``),
-                ``match_over`` (a duplicate match's table after its last deal: back to
-                the room list at the Ready deadline)
-``config``      ``config`` (``RuleConfig.to_dict``), changed between rounds
-``round_start`` ``round_no, positions, config`` (the round's snapshot of the rules)
-``phase``       ``phase, started_at, deadline``; in special_choice and arranging also
-                ``arrange_deadline``; in comparing also ``duration_ms``
-``deal``        ``round_no, commitment, start_seat, order`` (positions in dealing order),
-                ``mode, interval_ms, duration_ms, started_at, deadline``
-``submitted``   ``position, auto``: that seat is done (arranged or declared — not which)
-``disconnected`` ``position, hosted``
-``reconnected`` ``position``
-``escaped``     ``position, reason``: ``left`` or ``disconnected`` (not back at settlement)
-``leaving``     ``position``: pressed Leave during the round with its hand already in (no
-                penalty); removed at settlement (``left`` with reason ``left``)
-``reveal``      ``row, offset_ms, hands: [{position, cards, category}]`` — one hand
-                (sequential) or every hand (simultaneous), see :mod:`games.table.compare`
-``row_result``  ``row, offset_ms, water: [{position, water}]``
-``gun``         ``offset_ms, shooter, target, kind`` (``gun`` / ``home_run``), ``water``
-``home_run``    ``offset_ms, shooter``
-``reveal_special`` ``offset_ms, position, special, cards, split`` (rows or None), ``water``
-``settled``     ``round_no, result`` (``api.result_json`` + each player's ``position``),
-                ``deck, salt, commitment``
-``held``        ``round_no``: a duplicate match's table has every hand in and waits for the
-                match's other tables before comparing (``games.live.duplicate``)
-``match_over``  ``round_no``: a duplicate match's table settled its last deal (its bots go)
-=============== ==============================================================================
-
-Private (to the player at one seat):
-
-================== ===========================================================================
-``hand``           ``position, cards`` (dealing order), ``offsets_ms`` (when each card lands),
-                   ``special`` (the enabled special the hand makes, or None), with a special
-                   also ``advice`` (``games.rules.advice``: ``special, opponents,
-                   special_water, arrange_water, recommend``); ``suggestions`` are added when
-                   it is sent (``perspective.delivered``), never logged
-``special_chosen`` ``position, play_special, auto, deadline`` (the arrange deadline after No)
-``arrangement``    ``position, front, middle, back, auto`` (also when submitted for the seat)
-``draft_saved``    ``position, draft``
-================== ===========================================================================
+event belongs to the player, never to the position: whoever sits there later sees none of it
+(``SeatState.since``). A client gets each event without its audience (:meth:`Event.message`);
+docs/protocol.md, "Events", lists every type and its payload.
 """
 
 from __future__ import annotations
@@ -78,8 +25,7 @@ from .state import Json, Phase, SeatState, TableState
 # "all", or the id of the one player who may see the event (player ids are never "all" or "").
 Audience = str
 ALL: Literal["all"] = "all"
-# The audience of a private event whose player is unknown (logged before events were addressed
-# to players): nobody sees it.
+# The audience of a private event whose log entry names no player: nobody sees it.
 NOBODY: Literal[""] = ""
 
 
