@@ -1,5 +1,25 @@
 """The capacity figures of the platform, measured end to end on this machine.
 
+The command's --help (HELP, below) says how each measurement runs and what it prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+# The command's --help text.
+HELP = """The capacity figures of the platform, measured end to end on this machine.
+
     python -m benchmarks.capacity bursts              # 1 table of 4 instant bots, 3 runs
     python -m benchmarks.capacity ramp --web 2        # human pace, 1, 2, 4 … tables
     python -m benchmarks.capacity all --web 2
@@ -40,19 +60,6 @@ in production, so the cost of counting them is the same). Everything talks to 12
 and every process is stopped at the end.
 """
 
-from __future__ import annotations
-
-import argparse
-import asyncio
-import json
-import os
-import statistics
-import subprocess
-import sys
-import time
-from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -273,7 +280,7 @@ def ledger_reconciles(url: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.capacity", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.capacity", description=HELP)
     parser.add_argument("what", choices=["bursts", "ramp", "all", "soak", "sockets"])
     parser.add_argument("--web", type=int, default=1, help="daphne processes (HAProxy if > 1)")
     parser.add_argument("--runs", type=int, default=3, help="burst runs (the median is kept)")

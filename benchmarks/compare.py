@@ -1,5 +1,25 @@
 """Paired runs: the CPU per round of another revision against this working tree, alternately.
 
+The command's --help (HELP, below) says how each measurement runs and what it prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+# The command's --help text.
+HELP = """Paired runs: the CPU per round of another revision against this working tree, alternately.
+
     python -m benchmarks.compare 5d35654                  # bursts: 1 table x 52 rounds, 4 pairs
     python -m benchmarks.compare HEAD~2 --pace --tables 16 --pairs 3   # human pace, steady
 
@@ -20,19 +40,6 @@ while every table was playing), of the whole run for bursts. Talks to 127.0.0.1 
 platforms are stopped at the end, whatever ends it.
 """
 
-from __future__ import annotations
-
-import argparse
-import json
-import os
-import statistics
-import subprocess
-import sys
-import tempfile
-import time
-from contextlib import ExitStack
-from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -130,7 +137,7 @@ def line(side: str, pair: int, result: dict[str, Any], cpu: dict[str, float]) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.compare", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.compare", description=HELP)
     parser.add_argument("revision", help="the other revision (a commit, tag or branch)")
     parser.add_argument("--pairs", type=int, default=4, help="pairs of runs (1 to 10)")
     parser.add_argument("--pace", action="store_true", help="human pace (0.5-3 s) not bursts")

@@ -1,20 +1,6 @@
 """What a table socket costs the platform: CPU-ms per connection, from the handshake to the close.
 
-    python -m benchmarks.sockets --url http://127.0.0.1:8000 [--tables 32] [--runs 3]
-    python -m benchmarks.capacity sockets      # on a platform of its own (the usual way)
-
-The players of ``--tables`` tables of four are seated through the lobby (before the clock),
-then every run opens each one's table socket, says ``hello``, waits for the ``welcome`` and
-closes it, at most ``--concurrency`` at a time (so it measures the cost of a connection, not
-a storm's queues). A run's CPU of the platform's processes (daphne, Celery, Redis, the
-PostgreSQL backends of its database; found as ``benchmarks.load`` finds them) is divided by
-its sockets. The first run's connections find their seats marked connected (as after sitting
-down); the later ones reconnect seats their previous close marked away, so the other seats'
-sockets hear ``reconnected`` and ``disconnected`` events too, as at a real table.
-
-The players are made with ``manage.py load_test_players`` in the platform's environment (no
-password to hash), which needs the daphne process's environment: run it on the platform's
-machine. Talks to 127.0.0.1 only and ends by itself; the rooms are closed at the end.
+The command's --help (HELP, below) says how each measurement runs and what it prints.
 """
 
 from __future__ import annotations
@@ -38,6 +24,28 @@ from benchmarks.server_usage import (
     server_processes,
 )
 from benchmarks.table_client import cookie_header
+
+# The command's --help text.
+HELP = """\
+What a table socket costs the platform: CPU-ms per connection, from the handshake to the close.
+
+    python -m benchmarks.sockets --url http://127.0.0.1:8000 [--tables 32] [--runs 3]
+    python -m benchmarks.capacity sockets      # on a platform of its own (the usual way)
+
+The players of ``--tables`` tables of four are seated through the lobby (before the clock),
+then every run opens each one's table socket, says ``hello``, waits for the ``welcome`` and
+closes it, at most ``--concurrency`` at a time (so it measures the cost of a connection, not
+a storm's queues). A run's CPU of the platform's processes (daphne, Celery, Redis, the
+PostgreSQL backends of its database; found as ``benchmarks.load`` finds them) is divided by
+its sockets. The first run's connections find their seats marked connected (as after sitting
+down); the later ones reconnect seats their previous close marked away, so the other seats'
+sockets hear ``reconnected`` and ``disconnected`` events too, as at a real table.
+
+The players are made with ``manage.py load_test_players`` in the platform's environment (no
+password to hash), which needs the daphne process's environment: run it on the platform's
+machine. Talks to 127.0.0.1 only and ends by itself; the rooms are closed at the end.
+"""
+
 
 SEATS = 4
 
@@ -112,7 +120,7 @@ async def measure(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.sockets", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.sockets", description=HELP)
     parser.add_argument("--url", required=True, help="the platform's URL (one daphne)")
     parser.add_argument("--tables", type=int, default=32, help="tables of four (1-64)")
     parser.add_argument("--runs", type=int, default=3, help="connection rounds (1-5)")
