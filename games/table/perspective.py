@@ -34,7 +34,7 @@ def delivered(event: Event, state: TableState, *, live: bool = False) -> Event:
     seat gets none, a bot works out its own play, ``games.live.bots``). A hand of an earlier round
     (a reconnect's missed events) gets none either — its round is over, and a client that
     reconnects with an old version must not make the server arrange every hand it missed —
-    and a hand logged with its suggestions (before this) is sent as it was logged.
+    and a hand whose logged payload already holds suggestions is sent as it was logged.
 
     ``live``: the hand goes out with its deal, which must not wait for the engine (a few
     milliseconds of CPU a hand, more while other threads hold the interpreter): a hand that
