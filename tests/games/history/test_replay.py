@@ -38,7 +38,7 @@ from tests.games.table_helpers import make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def logged_in(user: User) -> Client:

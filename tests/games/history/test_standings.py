@@ -18,6 +18,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
+from games.history import tasks
 from games.history.standings import (
     _empty,
     _figures,
@@ -26,7 +27,6 @@ from games.history.standings import (
     standings,
     week_start,
 )
-from games.history import tasks
 from games.models import Round, RoundPlayer, Standing, StandingsRun
 from tests.games.replay_helpers import GUNS_AND_SPECIAL, play_rigged_round
 from tests.games.table_helpers import make_player

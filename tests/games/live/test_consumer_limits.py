@@ -18,7 +18,7 @@ from channels.db import database_sync_to_async
 from games.live import services as table_services
 from games.models import Table, TableEvent
 from games.rules.cards import format_cards
-from tests.games.test_consumers import (
+from tests.games.live.test_consumers import (
     Clock,
     Socket,
     communicator_for,
