@@ -21,7 +21,7 @@ TEST_WORKERS ?= 2
 LIVE_WORKERS ?= 2
 LIVE_TESTS := tests/browser tests/benchmarks tests/live tests/cluster
 
-.PHONY: venv lock run test lint fmt bench run-cluster
+.PHONY: venv lock run test test-pure lint fmt bench run-cluster
 
 venv: $(STAMP)
 
@@ -76,6 +76,10 @@ test: venv
 			$(addprefix --ignore=,$(LIVE_TESTS)) \
 			&& $(BIN)/pytest $(if $(filter-out 0 1,$(LIVE_WORKERS)),-n $(LIVE_WORKERS) --dist loadfile) \
 			$(LIVE_TESTS)'
+
+# The rules engine's and the table machine's tests, without Django, services or a database.
+test-pure: venv
+	$(BIN)/pytest -p no:django tests/games/rules tests/games/table
 
 lint: venv
 	$(BIN)/ruff check .

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,13 @@ from tests.live_server import LiveCluster, LivePlatform, database_url_of
 ROOT = Path(__file__).resolve().parents[1]
 # Screenshots and logs of the live tests, kept as artifacts (gitignored).
 TEST_OUTPUT = ROOT / "test-output"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The Django tests' isolation fixtures (tests/django_isolation.py) are on whenever
+    pytest-django is: `pytest -p no:django` runs the pure tests without them."""
+    if config.pluginmanager.hasplugin("django"):
+        config.pluginmanager.import_plugin("tests.django_isolation")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -95,49 +101,3 @@ def live_cluster(
         if not started or (report is not None and report.failed):
             print(cluster.logs())
         shutil.rmtree(cluster.directory, ignore_errors=True)
-
-
-@pytest.fixture(autouse=True)
-def rate_limits(settings: Any) -> Iterator[None]:
-    """Every test counts its rate limits (shisanshui.ratelimit) under a key prefix of its own,
-    so no other test, nor another run sharing the Redis server, spends its budgets; the
-    counters are forgotten afterwards."""
-    from shisanshui.ratelimit import rate_limit_reset
-
-    settings.RATE_LIMIT_KEY_PREFIX = f"test-{uuid.uuid4().hex}"
-    yield
-    rate_limit_reset()
-
-
-@pytest.fixture(autouse=True)
-def api_throttles() -> Iterator[None]:
-    """REST framework's throttles (and the log-in forms' per-address rate) count in the default
-    cache, one LocMemCache per test process: each test starts with empty counters."""
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-
-
-@pytest.fixture(autouse=True)
-def table_states() -> Iterator[None]:
-    """The table states a process holds (``games.live.services._States``) are sound because a
-    table id is never used twice; a test database flushed between tests (SQLite) gives its
-    ids out again, so each test starts holding none."""
-    from games.live import services as table_services
-
-    table_services.forget_table_states()
-    yield
-    table_services.forget_table_states()
-
-
-@pytest.fixture(autouse=True)
-def default_language() -> Iterator[None]:
-    """Each test starts in the default language: a test client's request activates the
-    language it asked for (``LocaleMiddleware``) in the test's thread and leaves it there, so
-    a test after one that asked for zh-hans would otherwise read Chinese messages."""
-    from django.utils import translation
-
-    translation.deactivate()
-    yield
-    translation.deactivate()
