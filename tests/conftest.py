@@ -16,12 +16,48 @@ ROOT = Path(__file__).resolve().parents[1]
 # Screenshots and logs of the live tests, kept as artifacts (gitignored).
 TEST_OUTPUT = ROOT / "test-output"
 
+# The markers of pyproject.toml. `browser`: the tests under tests/browser. `live`: the tests
+# that start processes running beside them, through one of these fixtures (the platform or
+# cluster of tests/live_server.py; a Celery worker of tests/games/live/test_celery_integration)
+BROWSER_TESTS = ROOT / "tests" / "browser"
+PROCESS_FIXTURES = frozenset({"live_platform", "live_cluster", "celery"})
+# ... or by themselves (a module, or one test of it). A command run to its end (node, git,
+# manage.py check, python -c) is no such process.
+PROCESS_TESTS = (
+    # `make run`: honcho, daphne, a Celery worker and beat, redis-server.
+    "tests/shisanshui/test_make_run.py",
+    # daphne (shisanshui.web).
+    "tests/shisanshui/test_web.py::test_the_web_process_serves_on_uvloop_and_stops_on_a_signal",
+    # Writers racing each other from processes of their own, on SQLite and on PostgreSQL.
+    "tests/shisanshui/test_sqlite_concurrency.py",
+    "tests/accounts/test_concurrency.py",
+    # benchmarks/services.py playing rounds on a database of its own.
+    "tests/benchmarks/test_services_script.py",
+)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """The Django tests' isolation fixtures (tests/django_isolation.py) are on whenever
     pytest-django is: `pytest -p no:django` runs the pure tests without them."""
     if config.pluginmanager.hasplugin("django"):
         config.pluginmanager.import_plugin("tests.django_isolation")
+
+
+def starts_processes(item: pytest.Item) -> bool:
+    test = item.nodeid.split("[", 1)[0]
+    return bool(PROCESS_FIXTURES.intersection(getattr(item, "fixturenames", ()))) or any(
+        test == name or test.startswith(f"{name}::") for name in PROCESS_TESTS
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the `browser` and `live` tests before `-m` chooses among them."""
+    for item in items:
+        if item.path.is_relative_to(BROWSER_TESTS):
+            item.add_marker(pytest.mark.browser)
+        if starts_processes(item):
+            item.add_marker(pytest.mark.live)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
