@@ -16,13 +16,18 @@ ROOT = Path(__file__).resolve().parents[1]
 # Screenshots and logs of the live tests, kept as artifacts (gitignored).
 TEST_OUTPUT = ROOT / "test-output"
 
-# The markers of pyproject.toml. `browser`: the tests under tests/browser. `live`: the tests
-# that start processes running beside them, through one of these fixtures (the platform or
-# cluster of tests/live_server.py; a Celery worker of tests/games/live/test_celery_integration)
+# The markers of pyproject.toml. `browser`: the tests that drive Chromium, those of
+# tests/browser and these.
 BROWSER_TESTS = ROOT / "tests" / "browser"
+CHROMIUM_TESTS = (
+    "tests/games/test_cards_js_variants.py::test_12_copies_and_jokers_look_right_in_chromium",
+)
+# `live`: the tests that start processes running beside them, through one of these fixtures
+# (the platform or cluster of tests/live_server.py; a Celery worker of
+# tests/games/live/test_celery_integration) ...
 PROCESS_FIXTURES = frozenset({"live_platform", "live_cluster", "celery"})
-# ... or by themselves (a module, or one test of it). A command run to its end (node, git,
-# manage.py check, python -c) is no such process.
+# ... or by themselves. A command run to its end (node, git, manage.py check, python -c) is no
+# such process.
 PROCESS_TESTS = (
     # `make run`: honcho, daphne, a Celery worker and beat, redis-server.
     "tests/shisanshui/test_make_run.py",
@@ -36,28 +41,28 @@ PROCESS_TESTS = (
 )
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """The Django tests' isolation fixtures (tests/django_isolation.py) are on whenever
-    pytest-django is: `pytest -p no:django` runs the pure tests without them."""
-    if config.pluginmanager.hasplugin("django"):
-        config.pluginmanager.import_plugin("tests.django_isolation")
-
-
-def starts_processes(item: pytest.Item) -> bool:
+def listed(item: pytest.Item, tests: tuple[str, ...]) -> bool:
+    """Whether the item is one of ``tests``: modules, or tests of a module (``path::name``)."""
     test = item.nodeid.split("[", 1)[0]
-    return bool(PROCESS_FIXTURES.intersection(getattr(item, "fixturenames", ()))) or any(
-        test == name or test.startswith(f"{name}::") for name in PROCESS_TESTS
-    )
+    return any(test == name or test.startswith(f"{name}::") for name in tests)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the `browser` and `live` tests before `-m` chooses among them."""
     for item in items:
-        if item.path.is_relative_to(BROWSER_TESTS):
+        if item.path.is_relative_to(BROWSER_TESTS) or listed(item, CHROMIUM_TESTS):
             item.add_marker(pytest.mark.browser)
-        if starts_processes(item):
+        fixtures = getattr(item, "fixturenames", ())
+        if PROCESS_FIXTURES.intersection(fixtures) or listed(item, PROCESS_TESTS):
             item.add_marker(pytest.mark.live)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The Django tests' isolation fixtures (tests/django_isolation.py) are on whenever
+    pytest-django is: `pytest -p no:django` runs the pure tests without them."""
+    if config.pluginmanager.hasplugin("django"):
+        config.pluginmanager.import_plugin("tests.django_isolation")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
