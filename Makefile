@@ -12,16 +12,22 @@ TEST_REDIS_URL := redis://127.0.0.1:6379/0
 # is spent waiting for the live platforms and the browser, so 2 on this 2-core machine nearly
 # halves it. `--dist load` hands each worker its tests in collection order, which pytest-django
 # made "transaction-rollback tests first": no test then runs after a flush it does not expect.
-# Each worker has its own database, channel-layer prefix and rate-limit prefix. The browser,
-# load, soak, fault and cluster tests race real processes (and Chromium) against the clock:
-# they run after the rest, in LIVE_WORKERS processes (2: each test still has its platform and
-# browser to itself, and at most two run at once), a whole file per process (`--dist
-# loadfile`, so a module's platform is started once).
+# Each worker has its own database, channel-layer prefix and rate-limit prefix. The tests that
+# start processes (marked `live`: the live platform, daphne, a Celery worker, the load, soak,
+# fault and cluster tests) or drive Chromium (`browser`; tests/conftest.py marks both) race
+# real processes against the clock: they run after the rest, in LIVE_WORKERS processes (2:
+# each test still has its platform and browser to itself, and at most two run at once), a
+# whole file per process (`--dist loadfile`, so a module's platform is started once).
 TEST_WORKERS ?= 2
 LIVE_WORKERS ?= 2
-LIVE_TESTS := tests/browser tests/benchmarks tests/live tests/cluster
+TEST_ENV := DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+	REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}"
+FAST_TESTS := $(BIN)/pytest $(if $(filter-out 0 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist load) \
+	-m "not live and not browser"
+LIVE_TESTS := $(BIN)/pytest $(if $(filter-out 0 1,$(LIVE_WORKERS)),-n $(LIVE_WORKERS) --dist loadfile) \
+	-m "live or browser"
 
-.PHONY: venv lock run test lint fmt bench run-cluster
+.PHONY: venv lock run test test-fast test-pure lint fmt bench run-cluster
 
 venv: $(STAMP)
 
@@ -70,12 +76,21 @@ test: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict games/rules games/table
-	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
-		REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" \
-		sh -c '$(BIN)/pytest $(if $(filter-out 0 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist load) \
-			$(addprefix --ignore=,$(LIVE_TESTS)) \
-			&& $(BIN)/pytest $(if $(filter-out 0 1,$(LIVE_WORKERS)),-n $(LIVE_WORKERS) --dist loadfile) \
-			$(LIVE_TESTS)'
+	$(TEST_ENV) sh -c '$(FAST_TESTS) && $(LIVE_TESTS)'
+
+# `make test` without the live and browser tests: lint, types, then every test that starts no
+# process and drives no browser, as `make test` runs them first. Chromium and HAProxy are not
+# needed; PostgreSQL and Redis are (scripts/ensure-services).
+test-fast: venv
+	scripts/ensure-services
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy --strict games/rules games/table
+	$(TEST_ENV) $(FAST_TESTS)
+
+# The rules engine's and the table machine's tests, without Django, services or a database.
+test-pure: venv
+	$(BIN)/pytest -p no:django tests/games/rules tests/games/table
 
 lint: venv
 	$(BIN)/ruff check .

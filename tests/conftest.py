@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,54 @@ from tests.live_server import LiveCluster, LivePlatform, database_url_of
 ROOT = Path(__file__).resolve().parents[1]
 # Screenshots and logs of the live tests, kept as artifacts (gitignored).
 TEST_OUTPUT = ROOT / "test-output"
+
+# The markers of pyproject.toml. `browser`: the tests that drive Chromium, those of
+# tests/browser and these.
+BROWSER_TESTS = ROOT / "tests" / "browser"
+CHROMIUM_TESTS = (
+    "tests/games/test_cards_js_variants.py::test_12_copies_and_jokers_look_right_in_chromium",
+)
+# `live`: the tests that start processes running beside them, through one of these fixtures
+# (the platform or cluster of tests/live_server.py; a Celery worker of
+# tests/games/live/test_celery_integration) ...
+PROCESS_FIXTURES = frozenset({"live_platform", "live_cluster", "celery"})
+# ... or by themselves. A command run to its end (node, git, manage.py check, python -c) is no
+# such process.
+PROCESS_TESTS = (
+    # `make run`: honcho, daphne, a Celery worker and beat, redis-server.
+    "tests/shisanshui/test_make_run.py",
+    # daphne (shisanshui.web).
+    "tests/shisanshui/test_web.py::test_the_web_process_serves_on_uvloop_and_stops_on_a_signal",
+    # Writers racing each other from processes of their own, on SQLite and on PostgreSQL.
+    "tests/shisanshui/test_sqlite_concurrency.py",
+    "tests/accounts/test_concurrency.py",
+    # benchmarks/services.py playing rounds on a database of its own.
+    "tests/benchmarks/test_services_script.py",
+)
+
+
+def listed(item: pytest.Item, tests: tuple[str, ...]) -> bool:
+    """Whether the item is one of ``tests``: modules, or tests of a module (``path::name``)."""
+    test = item.nodeid.split("[", 1)[0]
+    return any(test == name or test.startswith(f"{name}::") for name in tests)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the `browser` and `live` tests before `-m` chooses among them."""
+    for item in items:
+        if item.path.is_relative_to(BROWSER_TESTS) or listed(item, CHROMIUM_TESTS):
+            item.add_marker(pytest.mark.browser)
+        fixtures = getattr(item, "fixturenames", ())
+        if PROCESS_FIXTURES.intersection(fixtures) or listed(item, PROCESS_TESTS):
+            item.add_marker(pytest.mark.live)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The Django tests' isolation fixtures (tests/django_isolation.py) are on whenever
+    pytest-django is: `pytest -p no:django` runs the pure tests without them."""
+    if config.pluginmanager.hasplugin("django"):
+        config.pluginmanager.import_plugin("tests.django_isolation")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -95,49 +142,3 @@ def live_cluster(
         if not started or (report is not None and report.failed):
             print(cluster.logs())
         shutil.rmtree(cluster.directory, ignore_errors=True)
-
-
-@pytest.fixture(autouse=True)
-def rate_limits(settings: Any) -> Iterator[None]:
-    """Every test counts its rate limits (shisanshui.ratelimit) under a key prefix of its own,
-    so no other test, nor another run sharing the Redis server, spends its budgets; the
-    counters are forgotten afterwards."""
-    from shisanshui.ratelimit import rate_limit_reset
-
-    settings.RATE_LIMIT_KEY_PREFIX = f"test-{uuid.uuid4().hex}"
-    yield
-    rate_limit_reset()
-
-
-@pytest.fixture(autouse=True)
-def api_throttles() -> Iterator[None]:
-    """REST framework's throttles (and the log-in forms' per-address rate) count in the default
-    cache, one LocMemCache per test process: each test starts with empty counters."""
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-
-
-@pytest.fixture(autouse=True)
-def table_states() -> Iterator[None]:
-    """The table states a process holds (``games.live.store.TableStates``) are sound because a
-    table id is never used twice; a test database flushed between tests (SQLite) gives its
-    ids out again, so each test starts holding none."""
-    from games.live import store as table_store
-
-    table_store.forget_table_states()
-    yield
-    table_store.forget_table_states()
-
-
-@pytest.fixture(autouse=True)
-def default_language() -> Iterator[None]:
-    """Each test starts in the default language: a test client's request activates the
-    language it asked for (``LocaleMiddleware``) in the test's thread and leaves it there, so
-    a test after one that asked for zh-hans would otherwise read Chinese messages."""
-    from django.utils import translation
-
-    translation.deactivate()
-    yield
-    translation.deactivate()

@@ -4,7 +4,7 @@ The scripted attack of issue 13: two accounts at a private two-seat table, one o
 on purpose round after round (it submits its weakest arrangement, its friend the best); the
 hourly task flags the pair, in the right direction. An honest table of four playing the same
 number of rounds with mixed results is not flagged. Rounds are played through the table
-services with the clock moved to each deadline (as tests/games/test_round_simulation.py does).
+services with the clock moved to each deadline (as tests/games/live/test_round_simulation.py does).
 """
 
 from __future__ import annotations

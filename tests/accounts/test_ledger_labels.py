@@ -15,8 +15,8 @@ from django.utils import translation
 
 from accounts.models import BOT_FUNDING_REASON, SIGNUP_GRANT_REASON, Transaction, User
 from games.models import Round
+from tests.games.live.test_table_services import World, world  # noqa: F401  (fixture)
 from tests.games.played_rounds import play_round
-from tests.games.test_table_services import World, world  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

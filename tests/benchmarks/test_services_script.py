@@ -71,7 +71,7 @@ def test_leaves_print_their_figures_between_the_rounds() -> None:
         found = re.search(r"services (\d+\.\d+) CPU-ms, .* (\d+\.\d+) statements", line)
         assert found, line
         # The table's lock, its save; the lobby's room, seats, DELETE and UPDATE
-        # (tests/games/test_query_budget.py counts BEGIN and COMMIT too).
+        # (tests/games/live/test_query_budget.py counts BEGIN and COMMIT too).
         assert float(found[1]) > 0 and float(found[2]) == 6.0
     assert any(line.startswith("median: a leave ") for line in lines)
     assert "ledger_audit: ok" in lines

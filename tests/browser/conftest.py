@@ -24,11 +24,16 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
-# Playwright's sync API runs an event loop in this thread; Django would then refuse the ORM
-# calls the tests make to check the ledger. The test process does nothing concurrently.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Playwright's sync API runs an event loop in this thread; Django would then refuse the
+    ORM calls the tests make to check the ledger. The test process does nothing concurrently.
+    Only a run that holds browser tests allows it: collecting this folder leaves the others
+    (`-m "not browser"`) as they are."""
+    if any(item.get_closest_marker("browser") for item in session.items):
+        os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 # Module scope, not session: Playwright's sync API keeps an event loop running in this thread

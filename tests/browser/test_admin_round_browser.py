@@ -14,8 +14,8 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot
+from tests.games.live.test_table_services import World, world  # noqa: F401  (fixture)
 from tests.games.played_rounds import make_bot, play_round
-from tests.games.test_table_services import World, world  # noqa: F401  (fixture)
 from tests.live_server import session_cookie_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

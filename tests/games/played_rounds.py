@@ -1,5 +1,5 @@
 """A settled round of 2 to 4 players, played through the table services (as in
-tests/games/test_table_services.py, whose ``world`` fixture must be active: seeded shuffle,
+tests/games/live/test_table_services.py, whose ``world`` fixture must be active: seeded shuffle,
 recorded events and timers)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from games.live import services as table_services
 from games.models import Round, Table
 from lobby.models import Room
 from lobby.services import room_create, room_join
+from tests.games.live.test_table_services import World, _player, settle, state_of, to_arranging
 from tests.games.table_helpers import submit_best
-from tests.games.test_table_services import World, _player, settle, state_of, to_arranging
 
 
 def play_round(world: World, usernames: list[str], *, base_score: int = 100) -> Round:

@@ -26,7 +26,7 @@ SIGNUP_COINS = 100_000
 
 # The shortest clocks the engine allows, and the shortest deal and reveal that still take a
 # moment (1 ms per card), so that a test can look at the dealing and comparing phases (with
-# no pacing at all those phases end in the same transaction: tests/games/test_query_budget.py):
+# no pacing at all those phases end in the same transaction: tests/games/live/test_query_budget.py):
 # a round that nobody plays ends ~arrange_seconds after the last Ready.
 FAST_RULES = {
     "ready_seconds": 60,

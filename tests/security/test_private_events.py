@@ -18,8 +18,8 @@ import websockets
 from benchmarks.seating import Lobby
 from benchmarks.table_client import cookie_header
 from games.models import Table
+from tests.games.live.test_consumers_seat_takeover import DRAFT_MARKER, leaked
 from tests.games.table_helpers import fast_rules, make_player
-from tests.games.test_consumers_seat_takeover import DRAFT_MARKER, leaked
 from tests.live_server import LivePlatform, session_cookie_for
 
 SECONDS = 30  # every wait's deadline

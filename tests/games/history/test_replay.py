@@ -45,7 +45,7 @@ from tests.games.table_helpers import make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PRIVATE = {"hand", "special_chosen", "arrangement", "draft_saved"}
 DRAFT = {"note": "a-draft-nobody-else-sees"}
 CHAT = "a-word-at-the-table"

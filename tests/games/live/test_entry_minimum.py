@@ -17,7 +17,7 @@ from games.models import TableEvent
 from games.table.errors import TableError
 from games.table.state import Phase
 from lobby.models import Room, Seat
-from tests.games import test_table_services as ts
+from tests.games.live import test_table_services as ts
 
 world = ts.world
 players = ts.players

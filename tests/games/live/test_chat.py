@@ -14,14 +14,14 @@ from games.history import audit
 from games.live import services as table_services
 from games.models import Round
 from lobby.services import room_create, room_join
-from tests.games.table_helpers import make_player
-from tests.games.test_consumer_limits import (  # noqa: F401  (clock: the autouse fixture)
+from tests.games.live.test_consumer_limits import (  # noqa: F401  (clock: the autouse fixture)
     clock,
     limits,
     open_socket,
     table_marks,
 )
-from tests.games.test_consumers import make_room
+from tests.games.live.test_consumers import make_room
+from tests.games.table_helpers import make_player
 
 pytestmark = pytest.mark.usefixtures("transactional_db")
 

@@ -35,8 +35,8 @@ from games.history.selectors import (
 from games.live import services as table_services
 from games.models import Round, RoundPlayer, Table, TableEvent
 from lobby.models import Room
-from tests.games.test_audit import logged_in
-from tests.games.test_table_services import (  # noqa: F401  (fixtures)
+from tests.games.history.test_audit import logged_in
+from tests.games.live.test_table_services import (  # noqa: F401  (fixtures)
     World,
     players,
     room,

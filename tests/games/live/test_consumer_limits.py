@@ -19,7 +19,7 @@ from games.live import deal as table_deal
 from games.live import store as table_store
 from games.models import Table, TableEvent
 from games.rules.cards import format_cards
-from tests.games.test_consumers import (
+from tests.games.live.test_consumers import (
     Clock,
     Socket,
     communicator_for,

@@ -139,7 +139,7 @@ def test_every_string_of_the_table_script_is_translated() -> None:
     """Each gettext() string of the table's modules has a Chinese msgstr in djangojs.po."""
     script = _table_modules()
     wanted = set(re.findall(r'\b_\("((?:[^"\\]|\\.)*)"\)', script))
-    po = Path(__file__).resolve().parents[2] / "games/locale/zh_Hans/LC_MESSAGES/djangojs.po"
+    po = Path(__file__).resolve().parents[3] / "games/locale/zh_Hans/LC_MESSAGES/djangojs.po"
     entry = r'msgid "((?:[^"\\]|\\.)*)"\nmsgstr "(?:[^"\\]|\\.)+"'
     translated = set(re.findall(entry, po.read_text()))
     assert wanted, "no strings found"

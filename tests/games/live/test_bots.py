@@ -306,7 +306,8 @@ def test_one_person_and_three_bots_play_a_round_that_settles_once(world: World) 
     # Settled: the bots wait for the person again.
     assert drive_bots(room) == 0
     # A bot left short of the entry minimum is funded again before it presses Ready, as when it
-    # sat down (a person would be sent back to the room list: tests/games/test_entry_minimum.py).
+    # sat down (a person would be sent back to the room list:
+    # tests/games/live/test_entry_minimum.py).
     table_services.table_ready(user=alice, room=room)
     assert drive_bots(room) == 3
     for bot in seated:

@@ -13,8 +13,7 @@ from channels.db import database_sync_to_async
 
 from games.models import Table
 from lobby.selectors import room_view
-from tests.games.table_helpers import make_player
-from tests.games.test_consumers import (
+from tests.games.live.test_consumers import (
     TIMEOUT,
     Clock,
     best_rows,
@@ -28,6 +27,7 @@ from tests.games.test_consumers import (
     timeout,
     to_arranging,
 )
+from tests.games.table_helpers import make_player
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("transactional_db")]
 

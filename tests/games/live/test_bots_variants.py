@@ -22,7 +22,7 @@ from games.rules.config import RuleConfig
 from games.rules.presets import PRESETS
 from games.table.state import Phase
 from lobby.services import room_create
-from tests.games import test_bots as tb
+from tests.games.live import test_bots as tb
 from tests.games.table_helpers import make_player, state_of, table_id
 
 world = tb.world

@@ -21,9 +21,9 @@ from games.models import RoundPlayer
 from games.table.state import Phase
 from lobby.models import Seat
 from lobby.services import room_create, room_leave
-from tests.games import test_celery_integration as integration
+from tests.games.live import test_celery_integration as integration
+from tests.games.live.test_bots import submit_best
 from tests.games.table_helpers import fast_rules, make_player, state_of
-from tests.games.test_bots import submit_best
 
 BROKER = str(getattr(settings, "CELERY_BROKER_URL", ""))
 # The bots' delays in the worker: a fifth of the normal pace, so the test is quick but the

@@ -19,8 +19,8 @@ from django.urls import reverse
 
 from accounts.models import User
 from games.models import Round
+from tests.games.live.test_table_services import World, world  # noqa: F401  (fixture)
 from tests.games.played_rounds import make_bot, play_round
-from tests.games.test_table_services import World, world  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -26,7 +26,7 @@ from games.rules.config import DEFAULT_CONFIG
 from games.table.events import ALL, Event
 from games.table.perspective import events_for
 from lobby.models import Room
-from tests.games.test_table_services import (  # noqa: F401  (fixtures)
+from tests.games.live.test_table_services import (  # noqa: F401  (fixtures)
     World,
     players,
     room,
@@ -229,7 +229,7 @@ def test_rules_admin_and_superuser_on_the_round_audit(played: Round, rules_admin
 
 
 def test_the_rule_history_compares_two_versions(rules_admin: User, support: User) -> None:
-    from tests.games.test_admin import form_data
+    from tests.games.setup.test_admin import form_data
 
     config = RuleConfiguration.from_engine(DEFAULT_CONFIG, name="Club")
     old_water = config.gun_water
@@ -295,8 +295,8 @@ def test_the_replay_reproduces_the_seats_events_and_hides_other_hands(
         early = [e for e in steps if e.version < reveal and e.type != "deal"]
         assert all(f'"{first_card}"' not in json.dumps(e.payload) for e in early)
         assert not any(e.type == "hand" and e.audience != str(user.pk) for e in steps)
-        # The page draws the settled round (tests/games/test_replay.py): the seat it was played
-        # from, every hand (the settlement revealed the deck).
+        # The page draws the settled round (tests/games/history/test_replay.py): the seat it was
+        # played from, every hand (the settlement revealed the deck).
         response = logged_in(user).get(url)
         assert response.status_code == 200
         position = played.players.get(user=user).position

@@ -52,7 +52,7 @@ from tests.games.table_helpers import (
     total_coins,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CELERY = Path(sys.executable).with_name("celery")
 WORKER_START_SECONDS = 30
 BROKER = str(getattr(settings, "CELERY_BROKER_URL", ""))

@@ -31,10 +31,10 @@ from games.table.deck import verify_commitment
 from games.table.state import Phase
 from lobby.models import Room
 from lobby.services import room_create, room_join
-from tests.games import test_consumers as tc
-from tests.games.test_consumers import Clock, Socket, balances, state_of, strings, timeout
-from tests.games.test_consumers_rounds import ready_and_deal as deal
-from tests.games.test_consumers_rounds import settlement_moves
+from tests.games.live import test_consumers as tc
+from tests.games.live.test_consumers import Clock, Socket, balances, state_of, strings, timeout
+from tests.games.live.test_consumers_rounds import ready_and_deal as deal
+from tests.games.live.test_consumers_rounds import settlement_moves
 
 clock = tc.clock
 sockets = tc.sockets

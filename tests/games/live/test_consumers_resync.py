@@ -1,6 +1,6 @@
 """Reproductions of the two table-socket bugs the soak (benchmarks/soak.py) found.
 
-Copy next to tests/games/test_consumers.py (it uses that module's fixtures) and run:
+Copy next to tests/games/live/test_consumers.py (it uses that module's fixtures) and run:
     pytest -p no:cacheprovider tests/games/test_repro_soak.py
 """
 
@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 
 from games.live import notify as table_notify
 from games.models import Table
-from tests.games.test_consumers import Clock, clock, make_room, sockets  # noqa: F401
+from tests.games.live.test_consumers import Clock, clock, make_room, sockets  # noqa: F401
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.usefixtures("transactional_db")]
 

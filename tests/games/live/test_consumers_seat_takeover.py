@@ -22,8 +22,8 @@ from accounts.models import User
 from games.models import TableEvent
 from lobby.models import Room
 from lobby.services import room_join
-from tests.games import test_consumers as tc
-from tests.games.test_consumers import Clock, Socket, make_player, state_of, timeout
+from tests.games.live import test_consumers as tc
+from tests.games.live.test_consumers import Clock, Socket, make_player, state_of, timeout
 
 clock = tc.clock
 sockets = tc.sockets

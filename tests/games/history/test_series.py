@@ -22,14 +22,14 @@ from games.table.state import Phase
 from lobby.errors import InvalidSeries
 from lobby.models import Room, Seat
 from lobby.services import room_create
-from tests.games.table_helpers import fast_rules, make_player, state_of, total_coins
-from tests.games.test_bots import (
+from tests.games.live.test_bots import (
     World,
     drive_bots,
     timeout,
     world,  # noqa: F401  (the fixture: clock, recorded tasks)
 )
-from tests.games.test_duplicate import play
+from tests.games.live.test_duplicate import play
+from tests.games.table_helpers import fast_rules, make_player, state_of, total_coins
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

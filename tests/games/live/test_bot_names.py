@@ -17,8 +17,8 @@ from accounts.models import User
 from games.live import bots
 from lobby.models import Room
 from lobby.selectors import room_get, room_row
+from tests.games.live.test_bots import World, bot_room, bots_in, world  # noqa: F401  (fixture)
 from tests.games.table_helpers import make_player
-from tests.games.test_bots import World, bot_room, bots_in, world  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

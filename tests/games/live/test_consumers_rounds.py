@@ -22,8 +22,8 @@ from games.models import Round, RoundPlayer
 from games.rules.cards import parse_cards
 from games.table.state import Phase
 from lobby.models import Room
-from tests.games import test_consumers as tc
-from tests.games.test_consumers import (
+from tests.games.live import test_consumers as tc
+from tests.games.live.test_consumers import (
     Clock,
     Socket,
     balances,

@@ -28,7 +28,7 @@ from games.setup import special_stats
 from games.setup.presets import PresetForm
 from games.setup.selectors import rule_configuration_default
 from lobby.models import Room, RoomStatus
-from tests.games.test_admin import change_url, errors_of, form_data, logged_in, state
+from tests.games.setup.test_admin import change_url, errors_of, form_data, logged_in, state
 
 pytestmark = pytest.mark.django_db
 

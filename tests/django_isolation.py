@@ -1,0 +1,61 @@
+"""What every Django test starts from: its own rate-limit counters, empty throttle counters, no
+table state held, the default language.
+
+A plugin of its own, which tests/conftest.py registers only when pytest-django runs: the pure
+tests (tests/games/rules, tests/games/table) then run without Django, with
+`pytest -p no:django` (`make test-pure`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def rate_limits(settings: Any) -> Iterator[None]:
+    """Every test counts its rate limits (shisanshui.ratelimit) under a key prefix of its own,
+    so no other test, nor another run sharing the Redis server, spends its budgets; the
+    counters are forgotten afterwards."""
+    from shisanshui.ratelimit import rate_limit_reset
+
+    settings.RATE_LIMIT_KEY_PREFIX = f"test-{uuid.uuid4().hex}"
+    yield
+    rate_limit_reset()
+
+
+@pytest.fixture(autouse=True)
+def api_throttles() -> Iterator[None]:
+    """REST framework's throttles (and the log-in forms' per-address rate) count in the default
+    cache, one LocMemCache per test process: each test starts with empty counters."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def table_states() -> Iterator[None]:
+    """The table states a process holds (``games.live.services._States``) are sound because a
+    table id is never used twice; a test database flushed between tests (SQLite) gives its
+    ids out again, so each test starts holding none."""
+    from games.live import store as table_store
+
+    table_store.forget_table_states()
+    yield
+    table_store.forget_table_states()
+
+
+@pytest.fixture(autouse=True)
+def default_language() -> Iterator[None]:
+    """Each test starts in the default language: a test client's request activates the
+    language it asked for (``LocaleMiddleware``) in the test's thread and leaves it there, so
+    a test after one that asked for zh-hans would otherwise read Chinese messages."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
