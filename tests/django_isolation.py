@@ -39,7 +39,7 @@ def api_throttles() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def table_states() -> Iterator[None]:
-    """The table states a process holds (``games.live.services._States``) are sound because a
+    """The table states a process holds (``games.live.store.TableStates``) are sound because a
     table id is never used twice; a test database flushed between tests (SQLite) gives its
     ids out again, so each test starts holding none."""
     from games.live import store as table_store
