@@ -263,7 +263,7 @@ def seats_release(*, room_id: int, user_ids: list[int]) -> Room | None:
 
     One lock of the room (read with all its lobby row needs), one read of its seats with their
     players, one DELETE and one UPDATE whatever the number of players; the lobby's row is made
-    of those (a table's leave is on the table's hot path, tests/games/test_query_budget.py).
+    of those (a table's leave is on the table's hot path, tests/games/live/test_query_budget.py).
     """
     room = _lock_row_ready(room_id=room_id)
     released = _release_locked(room=room, user_ids=user_ids)
