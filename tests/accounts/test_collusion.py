@@ -1,6 +1,6 @@
 """The collusion report: how a pair's coin flow is measured, and the dumping it finds.
 
-The scripted attack of issue 13: two accounts at a private two-seat table, one of them losing
+The scripted attack of two accounts at a private two-seat table, one of them losing
 on purpose round after round (it submits its weakest arrangement, its friend the best); the
 hourly task flags the pair, in the right direction. An honest table of four playing the same
 number of rounds with mixed results is not flagged. Rounds are played through the table

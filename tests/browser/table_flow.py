@@ -88,7 +88,7 @@ def open_room(player: Player, *, name: str, rules: str, seats: int) -> Room:
     page = player.page
     form = page.locator("form[data-action='room.create']")
     form.locator("input[name=name]").fill(name)
-    # By value: an option's label also shows the rules' variant badge and seats (issue 16).
+    # By value: an option's label also shows the rules' variant badge and seats.
     form.locator("select[name=rules]").select_option(
         str(RuleConfiguration.objects.get(name=rules).pk)
     )

@@ -1,4 +1,4 @@
-"""Bot levels in the lobby, in Chromium (issue 17): the "Open a room" form asks the level only
+"""Bot levels in the lobby, in Chromium: the "Open a room" form asks the level only
 when bots are chosen (static/lobby/create.js) and opens the room at it; a room's row shows how
 its bots play, live (static/lobby/lobby.js) and as the server draws it, in English and Chinese."""
 

@@ -1,4 +1,4 @@
-"""Table chat in Chromium (issue 18): two players at one table, each in a browser context of
+"""Table chat in Chromium: two players at one table, each in a browser context of
 its own. A quick phrase, a reaction and a text float over the sender's seat and go into the
 other's chat log — the text as text, never markup; a muted player's messages are not shown;
 a room with free text off offers phrases and reactions only. In English and Chinese."""

@@ -1,4 +1,4 @@
-"""No English left on the Chinese pages (issue 14, point 10): each page a player sees —
+"""No English left on the Chinese pages (point 10): each page a player sees —
 the front page, sign-up and log-in, the lobby, the table, the hand history, the profile (the
 replay's: tests/browser/test_replay_browser.py) — is rendered in zh-hans in Chromium and its
 visible text scanned for English words. What may stay: names (players', bots' and rooms',

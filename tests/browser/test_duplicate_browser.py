@@ -1,4 +1,4 @@
-"""Duplicate matches in Chromium (issue 17), on the live platform (daphne, a Celery worker and
+"""Duplicate matches in Chromium, on the live platform (daphne, a Celery worker and
 its bots): a player opens a match from the lobby's form page, plays its deals at table 1
 against a bot while a table of bots plays the same cards, and reads the results page, which
 compares the player with the bot who held the same cards; another player sees the match's

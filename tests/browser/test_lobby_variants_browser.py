@@ -1,4 +1,4 @@
-"""The lobby page's variant decks in Chromium (issue 16): the "Open a room" form's seats follow
+"""The lobby page's variant decks in Chromium: the "Open a room" form's seats follow
 the chosen rules (static/lobby/create.js), live rows show their variant badge and the variant
 filter keeps up with the events (static/lobby/lobby.js), and Play now seats a player at a table
 of the variant chosen."""

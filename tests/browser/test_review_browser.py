@@ -1,4 +1,4 @@
-"""The review of one's own hand (issue 17) in Chromium: on the replay page of a settled round,
+"""The review of one's own hand in Chromium: on the replay page of a settled round,
 against the real API (a rigged round: bob's 4C 5C 6C front is not the engine's best; carol
 declared six pairs), in English and in Chinese; and on the table's settlement panel, whose
 request names the room and the round (the table's socket is the pure machine of

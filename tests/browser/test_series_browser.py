@@ -1,4 +1,4 @@
-"""A series (房卡) in Chromium (issue 18): a private room of 4 rounds opened from the lobby's
+"""A series (房卡) in Chromium: a private room of 4 rounds opened from the lobby's
 form with a bot, played to its end at the table ("Round 3 / 4"), then its final scoreboard at
 the share link — in a fresh browser that is not signed in — with the image to share."""
 

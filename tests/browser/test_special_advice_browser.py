@@ -1,4 +1,4 @@
-"""The special hand's dialog advises (RULES.md §5.1, issue 17): the special's water against the
+"""The special hand's dialog advises (RULES.md §5.1): the special's water against the
 best arrangement's expected water for these cards, this room's rules and this round's
 opponents, and the recommended answer marked — in English and in Chinese, on a phone too.
 

@@ -1,4 +1,4 @@
-"""Spectators in Chromium (issue 18): a player's table with a bot, watched from another
+"""Spectators in Chromium: a player's table with a bot, watched from another
 browser context. The lobby offers "Watch" and counts the watchers (👁); the spectator's page
 shows the seats and the play, never a hand before the reveal, and then the revealed rows; it
 has no Ready button, no hand to arrange and no chat box."""

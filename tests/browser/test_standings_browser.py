@@ -1,4 +1,4 @@
-"""Standings and statistics in Chromium (issue 18): a player plays a round against a bot; the
+"""Standings and statistics in Chromium: a player plays a round against a bot; the
 beat job (every 2 s here) computes the standings; the header's Standings link shows them (the
 player's row, not the bot's), both periods and both rankings, in English and Chinese, and a
 row leads to the player's statistics page."""

@@ -1,4 +1,4 @@
-"""The table as a newcomer meets it (issue 14), each defect the playtest found as a browser
+"""The table as a newcomer meets it, each defect the playtest found as a browser
 test: gun, run-over and home-run effects over the whole screen and never under the
 settlement; leaving mid-round asks first and names the penalty; "keep playing" presses Ready;
 a player sent back to the room list is told why; an old settlement is not shown to someone who

@@ -1,4 +1,4 @@
-"""The tempo of a round with the platform's Standard pacing (issue 14): the time from the
+"""The tempo of a round with the platform's Standard pacing: the time from the
 last Ready to a full hand on screen, and the comparison's length from the last Submit to the
 settlement, measured in a real browser against the live platform and written to
 test-output/<test>/tempo.json (the closing note quotes them). Timings are figures, not

@@ -1,4 +1,4 @@
-"""The table page with the variant decks (RULES.md §12, issue 16): five and six seats on a
+"""The table page with the variant decks (RULES.md §12): five and six seats on a
 desktop and a phone with nothing off-screen while arranging; a joker placed in a row showing
 what it stands for; spare cards (多三张) swapped with the hand by taps and by drag and drop,
 13 submitted with the 3 set aside, and the set-aside cards shown at the reveal and in the

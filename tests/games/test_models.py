@@ -28,7 +28,7 @@ def make_config(name: str, **fields: object) -> RuleConfiguration:
 
 
 # The Standard rules after `migrate`: RULES.md's defaults, with the brisker comparison of
-# games/migrations/0010_brisker_comparison (issue 14, tempo).
+# games/migrations/0010_brisker_comparison (tempo).
 MIGRATED_DEFAULT = dataclasses.replace(DEFAULT_CONFIG, reveal_interval_ms=500)
 
 

@@ -166,7 +166,7 @@ async def test_the_socket_refuses_a_bad_bot_count(alice: User) -> None:
     assert await database_sync_to_async(unchanged)() == before
 
 
-# Bot levels (issue 17, games.rules.levels): chosen when a room seats bots, shown in its row.
+# Bot levels (games.rules.levels): chosen when a room seats bots, shown in its row.
 
 
 def test_the_api_opens_a_room_of_easy_bots_and_its_row_says_so(api: APIClient) -> None:

@@ -1,4 +1,4 @@
-"""Rooms of the variant decks (issue 16, RULES.md §12): seats up to what a configuration's deck
+"""Rooms of the variant decks (RULES.md §12): seats up to what a configuration's deck
 seats, the variant badge of each room, the variant filter, and quick-join / Play now by variant.
 
 Through the services, the lobby page and its forms, and the HTTP API (the socket:

@@ -1,4 +1,4 @@
-"""The variant decks on the lobby's socket (issue 16): each room's variant in the snapshot and
+"""The variant decks on the lobby's socket: each room's variant in the snapshot and
 the live events, the snapshot's variant filter, rooms held to their rules' seats, quick-join by
 variant; through the whole ASGI stack and the configured channel layer."""
 

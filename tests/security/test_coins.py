@@ -1,4 +1,4 @@
-"""Attacks on the coins, against the live platform (issue 13, points 3 and 4).
+"""Attacks on the coins, against the live platform (points 3 and 4).
 
 - The freeroll: a player below the room's entry minimum presses Ready round after round
   (losses are capped by the balance, wins are not). Before: accepted. Now: refused with

@@ -1,4 +1,4 @@
-"""Attack: mint coins by abuse (issue 13, 4), against the live platform.
+"""Attack: mint coins by abuse (4), against the live platform.
 
 Real daphne, Celery worker (with beat) and Redis (``tests.live_server``). Before the fix, 20
 sign-ups from one address in 28 s each got 100,000 coins. Now:

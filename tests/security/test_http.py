@@ -1,4 +1,4 @@
-"""Attacks on the HTTP side (issue 13, 5 and 6), against the live platform.
+"""Attacks on the HTTP side (5 and 6), against the live platform.
 
 Real daphne, Celery worker and Redis (``tests.live_server``); every request comes from
 127.0.0.1. Before the fix: log-in and /api/auth/token/ could be brute-forced (no lockout, no

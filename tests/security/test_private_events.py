@@ -1,4 +1,4 @@
-"""Attack: take the seat of a player who escaped and ask the table for its past (issue 13, 1).
+"""Attack: take the seat of a player who escaped and ask the table for its past (1).
 
 Against the live platform (real daphne, Celery worker and Redis: ``tests.live_server``). Alice
 and Bob play; Alice saves a draft and escapes mid-round; Carol sits down during that round

@@ -1,4 +1,4 @@
-"""Attack: flood the sockets and the lobby (issue 13, 5), against the live platform.
+"""Attack: flood the sockets and the lobby (5), against the live platform.
 
 Real daphne, Celery worker (with beat) and Redis (``tests.live_server``). Before the fix:
 private room codes were guessed at 428/s over one lobby socket; the lobby socket answered 400

@@ -1,4 +1,4 @@
-"""Attack: a staff member reads the hands of a round still being played (issue 13, 2).
+"""Attack: a staff member reads the hands of a round still being played (2).
 
 Against the live platform (real daphne, Celery worker and Redis: ``tests.live_server``), with
 plain HTTP requests. Alice and Bob are dealt a round; Alice's arrangement is in and Bob has

@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the fixtures imported from test_table_services are used as arguments)
-"""Nobody sees a hand before the settlement, staff included (issue 13).
+"""Nobody sees a hand before the settlement, staff included.
 
 A round is dealt and left in the arranging phase (alice has submitted her arrangement, bob has
 saved a draft). As `support`, `rules_admin` and a superuser every round page, list filter,

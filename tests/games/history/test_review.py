@@ -1,4 +1,4 @@
-"""The review of one's own hand in a settled round (issue 17): the REST API
+"""The review of one's own hand in a settled round: the REST API
 (``/api/games/rounds/<id>/review/`` and the table's ``/api/games/rooms/<room>/rounds/<n>/review/``)
 over a rigged round of the default rules — checked against the engine recomputed here — and who
 may read it, when, and how often."""

@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the `world` fixture imported from test_bots is used as an argument)
-"""A series (房卡, issue 18): a private room opened for N rounds, its table stops after the
+"""A series (房卡): a private room opened for N rounds, its table stops after the
 last one, and its final scoreboard — per round and in total, guns, home runs, best hands —
 is read at its share link (a page, an image and the API), by anyone who has the link.
 

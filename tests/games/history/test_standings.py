@@ -1,4 +1,4 @@
-"""Standings and statistics (issue 18, games.history.standings): the beat job computes every
+"""Standings and statistics (games.history.standings): the beat job computes every
 person's
 figures from the settled rounds — this week and all time, bots left out — and the pages and
 the API only read them."""

@@ -1,4 +1,4 @@
-"""Table chat over the table's socket (issue 18): every seat hears a message, the per-user
+"""Table chat over the table's socket: every seat hears a message, the per-user
 budget holds, a room can turn free text off, bad input changes nothing, and support reads a
 round's chat in its audit page."""
 

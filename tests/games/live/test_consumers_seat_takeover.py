@@ -1,4 +1,4 @@
-"""Issue 13: private events belong to a player, not to a seat position.
+"""private events belong to a player, not to a seat position.
 
 A player escapes mid-round; a newcomer sits down during that round (at another seat) and,
 after the settlement, another newcomer takes the escaped player's own seat. Every frame and

@@ -1,4 +1,4 @@
-"""Duplicate matches (games.live.duplicate, issue 17): tables that deal the same seeded deals in
+"""Duplicate matches (games.live.duplicate): tables that deal the same seeded deals in
 lockstep, reveal a deal everywhere together, and compare the players who held the same cards.
 
 Transactional tests, so that ``on_commit`` fires (the match advances on commit); bot tasks are

@@ -1,4 +1,4 @@
-"""Issue 13: the room's entry minimum holds at every Ready, not only at sit-down.
+"""the room's entry minimum holds at every Ready, not only at sit-down.
 
 Losses are capped by a player's balance and wins are not (RULES.md §7.4), so a player below
 the minimum who could press Ready would play a freeroll. Built on the fixtures of

@@ -1,4 +1,4 @@
-"""Spectators (issue 18): anyone may watch an open public room's table that allows it, over
+"""Spectators: anyone may watch an open public room's table that allows it, over
 the same socket. A spectator gets the public snapshot and the public events only — every frame
 is scanned for the hands: none before they are revealed — and may not act. A private room, a
 room that turned watching off, or a closed one refuses the connection (4403)."""

@@ -1,4 +1,4 @@
-"""Bot levels (issue 17, games.rules.levels): how a bot of each level arranges and whether it
+"""Bot levels (games.rules.levels): how a bot of each level arranges and whether it
 declares a special — every arrangement legal (RULES.md §4, §6; §12.4 with spare cards)."""
 
 from __future__ import annotations

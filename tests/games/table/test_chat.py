@@ -1,4 +1,4 @@
-"""Table chat (issue 18, games.table.chat): phrases, reactions and free text as public events;
+"""Table chat (games.table.chat): phrases, reactions and free text as public events;
 what is refused, and that text stays plain text."""
 
 from __future__ import annotations

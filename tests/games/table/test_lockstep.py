@@ -1,4 +1,4 @@
-"""A duplicate match's lockstep table (issue 17, games.live.duplicate): it starts only when the
+"""A duplicate match's lockstep table (games.live.duplicate): it starts only when the
 match
 starts it, holds its comparison until the match releases it, and ends after its last deal."""
 

@@ -177,7 +177,7 @@ def test_events_for_filters_other_seats_private_events() -> None:
 
 
 def test_private_events_belong_to_the_player_not_the_position() -> None:
-    """Issue 13: whoever sits at a position later sees none of its earlier player's events."""
+    """whoever sits at a position later sees none of its earlier player's events."""
     game = Game(2)
     game.start()
     earlier = [e for e in game.log if e.private]
