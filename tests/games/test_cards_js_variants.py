@@ -455,6 +455,18 @@ def test_12_cards_are_drawn_as_copies_and_jokers() -> None:
 # ---- the look, in Chromium -----------------------------------------------------------------
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+# The table page's style sheets, in the order games/templates/games/table.html links them.
+TABLE_CSS = (
+    "table.css",
+    "table-felt.css",
+    "table-compare.css",
+    "table-cards.css",
+    "table-arrange.css",
+    "table-dialogs.css",
+    "table-phone.css",
+    "table-compact.css",
+    "table-chat.css",
+)
 
 LOOK_PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>{css}</style></head>
 <body style="background:#166140"><div class="table-page">
@@ -502,7 +514,7 @@ LOOK_SCRIPT = """() => {
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="Chromium is not installed")
 def test_12_copies_and_jokers_look_right_in_chromium(test_output: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
-    css = "\n".join((SCRIPT.parent / name).read_text() for name in ("table.css", "cards.css"))
+    css = "\n".join((SCRIPT.parent / name).read_text() for name in (*TABLE_CSS, "cards.css"))
     page_html = LOOK_PAGE.format(css=css, js=SCRIPT.read_text())
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(
