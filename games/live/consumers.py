@@ -120,7 +120,7 @@ class TableConsumer(Consumer):
             return
         self.seat = await on_side(table_reads.table_seat_for)(user=user, room_id=room_id)
         if self.seat is None:
-            # Not seated here: a spectator, where the room allows it (issue 18).
+            # Not seated here: a spectator, where the room allows it.
             self.watch = await on_side(table_reads.table_watch_for)(user=user, room_id=room_id)
             if self.watch is None:
                 await self.close(code=CLOSE_NOT_SEATED)

@@ -1,4 +1,4 @@
-"""Duplicate matches (复式赛, issue 17): several tables play the same deals, so that players who
+"""Duplicate matches (复式赛): several tables play the same deals, so that players who
 held the same cards can be compared and skill shows without the luck of the deal.
 
 A match (:class:`~games.models.DuplicateMatch`, opened by ``games.live.matches``) has

@@ -41,7 +41,7 @@ def table(request: HttpRequest, room_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def watch(request: HttpRequest, room_id: int) -> HttpResponse:
-    """The same page for a spectator (issue 18): an open public room that allows watching; its
+    """The same page for a spectator: an open public room that allows watching; its
     socket sends only what is public. A player seated there goes to its own seat instead."""
     seat = seat_view(user=request.user)
     if seat is not None and seat["room"]["id"] == room_id:

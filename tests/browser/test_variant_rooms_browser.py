@@ -1,4 +1,4 @@
-"""Issue 16's "done when", in a real browser against the live platform: a person opens a room
+"""Variant rooms in a real browser against the live platform: a person opens a room
 of every rule preset (RULES.md §12.6, and the 78-card deck of six) from the lobby, fills it
 with bots, and plays a round to a settlement. The page's settlement is the one the database,
 the ledger and support's recomputation hold.

@@ -1,4 +1,4 @@
-// Table chat (issue 18): quick phrases, reactions and, where the room allows it, short free
+// Table chat: quick phrases, reactions and, where the room allows it, short free
 // text. A message is a public `chat` event ({position, kind, value}); it floats over the
 // sender's seat for a moment and goes into the chat log. Everything is put on the page as text
 // (textContent), never as markup. A player can mute another: the muted player's messages are
