@@ -236,9 +236,10 @@ def table_timeout(
         deadline=deadline,
         stored=(stored_phase, stored_version, stored_deadline),
     ):
-        # Read committed, without a lock, and so known for good: a table's version only grows,
-        # and a phase's deadline is set once when it begins. Most timers end here (the players
-        # were quicker): one query, no transaction, no lock, no state parsed.
+        # Read committed, without a lock: a table's version only grows, and a deadline that is
+        # no longer the row's is dropped (the arranging's moves to a hosted hand's grace and
+        # back; the pollers read the row's own). Most timers end here (the players were
+        # quicker): one query, no transaction, no lock, no state parsed.
         return None
     return _timeout_locked(
         table_id=table_id, room_id=room_id, version=version, phase=phase, deadline=deadline

@@ -40,6 +40,7 @@ PLAIN_FIELDS = (
     "ready_seconds",
     "special_choice_seconds",
     "arrange_seconds",
+    "reconnect_grace_seconds",
     "deal_mode",
     "deal_interval_ms",
     "compare_mode",
@@ -53,7 +54,7 @@ _BONUS = dict(_D.row_bonus)
 
 
 class RuleConfiguration(models.Model):
-    """An admin-editable rule set (RULES.md §5–8); rooms point at one."""
+    """An admin-editable rule set (RULES.md §5–9); rooms point at one."""
 
     name = models.CharField(_("name"), max_length=80, unique=True)
     description = models.TextField(_("description"), blank=True)
@@ -179,6 +180,15 @@ class RuleConfiguration(models.Model):
         _("arrange time (s)"),
         default=_D.arrange_seconds,
         help_text=_("Time to arrange the rows; the server auto-arranges at the deadline."),
+    )
+    reconnect_grace_seconds = models.PositiveIntegerField(
+        _("reconnect grace (s)"),
+        default=_D.reconnect_grace_seconds,
+        help_text=_(
+            "Once every connected player has submitted, a disconnected player's hand waits this "
+            "long after the disconnect (0 to 60, never past the arrange deadline) before it is "
+            "played for them (RULES.md §9)."
+        ),
     )
     deal_mode = models.CharField(
         _("deal mode"),

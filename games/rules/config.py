@@ -1,4 +1,4 @@
-"""The rule configuration (RULES.md §5–8): one frozen value with the spec's defaults.
+"""The rule configuration (RULES.md §5–9): one frozen value with the spec's defaults.
 
 The admin-edited configuration and every round's snapshot are exactly this value's JSON form
 (:meth:`RuleConfig.to_dict` / :meth:`RuleConfig.from_dict`), which round-trips. Validation lives
@@ -84,6 +84,7 @@ INT_RANGES: dict[str, tuple[int, int]] = {
     "ready_seconds": (1, 3600),
     "special_choice_seconds": (1, 3600),
     "arrange_seconds": (1, 3600),
+    "reconnect_grace_seconds": (0, 60),
     "deal_interval_ms": (0, 10_000),
     "reveal_interval_ms": (0, 10_000),
 }
@@ -123,6 +124,8 @@ class RuleConfig:
     ready_seconds: int = 15
     special_choice_seconds: int = 10
     arrange_seconds: int = 30
+    # A hosted hand waits this long after its player's disconnect once the others are in (§9).
+    reconnect_grace_seconds: int = 10
     deal_mode: str = "sequential"
     deal_interval_ms: int = 120
     compare_mode: str = "sequential"

@@ -186,7 +186,12 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         (
             _("Time limits"),
             {
-                "fields": ("ready_seconds", "special_choice_seconds", "arrange_seconds"),
+                "fields": (
+                    "ready_seconds",
+                    "special_choice_seconds",
+                    "arrange_seconds",
+                    "reconnect_grace_seconds",
+                ),
                 "description": _("RULES.md §5.1, §6 and §8."),
             },
         ),

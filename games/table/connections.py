@@ -1,6 +1,10 @@
 """A player's connection: dropping it hosts a hand not yet in (托管, RULES.md §9), coming back
 ends the hosting. Each command comes as ``verify_x`` and ``x``; :mod:`games.table.machine`
 adds ``can_x`` and names them all.
+
+A hosted hand is played once every connected player is done and
+``reconnect_grace_seconds`` have passed since the disconnect, or at the arrange deadline
+(:func:`games.table.flow.progress`); its player coming back before then plays on.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ def verify_disconnect(state: TableState, *, position: int) -> None:
 
 def disconnect(state: TableState, *, position: int, now: float) -> Transition:
     """The player's connection dropped. While its hand is not in, it is hosted (托管): played
-    for as soon as every connected player is done, or at the deadline (RULES.md §9)."""
+    for once every connected player is done and the grace has passed, or at the arrange
+    deadline (RULES.md §9)."""
     verify_disconnect(state, position=position)
     seat = seat_at(state, position)
     hosted = (
@@ -29,7 +34,7 @@ def disconnect(state: TableState, *, position: int, now: float) -> Transition:
         and not seat.escaped
     )
     step = Step(state)
-    step.update_seat(position, connected=False, hosted=hosted)
+    step.update_seat(position, connected=False, hosted=hosted, disconnected_at=now)
     step.emit("disconnected", {"position": position, "hosted": hosted})
     flow.progress(step, now)
     return step.done()
@@ -41,10 +46,12 @@ def verify_reconnect(state: TableState, *, position: int) -> None:
 
 
 def reconnect(state: TableState, *, position: int, now: float) -> Transition:
-    """The player is back: hosting ends. Send it ``perspective.snapshot_for`` (or the events it
-    missed): same phase, same cards, same draft, same deadline."""
+    """The player is back: hosting ends, and a hand not yet in is the player's to play again
+    (its grace no longer times the table). Send it ``perspective.snapshot_for`` (or the events
+    it missed): same phase, same cards, same draft, same deadline."""
     verify_reconnect(state, position=position)
     step = Step(state)
-    step.update_seat(position, connected=True, hosted=False)
+    step.update_seat(position, connected=True, hosted=False, disconnected_at=None)
     step.emit("reconnected", {"position": position})
+    flow.progress(step, now)
     return step.done()

@@ -5,9 +5,11 @@ These work on a :class:`~games.table.events.Step` and are only called by the com
 
 * between rounds (waiting, settled) ``deadline`` is the earliest Ready deadline of a player
   who has not pressed Ready, and the round starts as soon as every seated player (≥ 2) is ready;
-* in a round, seats that cannot act are played for at once — an escaped player immediately,
-  a hosted (disconnected) player as soon as every connected player is done (RULES.md §9) —
-  and the comparison starts the moment every hand is in.
+* in a round, seats that cannot act are played for — an escaped player at once, a hosted
+  (disconnected) player once every connected player is done and its grace has ended, or at
+  the arrange deadline (RULES.md §9) — and the comparison starts the moment every hand is in;
+* while arranging, ``deadline`` is the arrange deadline, or earlier the end of a hosted
+  hand's grace (:func:`arranging_deadline`).
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from games.rules.arrange import arrange
 from games.rules.cards import format_cards
 from games.rules.config import RuleConfig
 
+from .arrangements import draft_arrangement
 from .compare import result_payload, score, script
 from .events import Step
-from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, arranged_json
+from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, TableState, arranged_json
 
 
 def refresh_ready_deadline(step: Step) -> None:
@@ -144,8 +147,9 @@ def begin_play(step: Step, now: float) -> None:
 
 
 def play_for(step: Step, position: int, reason: str) -> None:
-    """Play a seat's hand for it: a pending special is taken as Yes (§5.1, §9), otherwise the
-    engine's best arrangement (§6) is submitted. Marked automatic, with the reason."""
+    """Play a seat's hand for it: a pending special is taken as Yes (§5.1, §9); otherwise a
+    hosted hand's own saved draft when it is complete and foul-free (§9), else the engine's
+    best arrangement (§6) is submitted. Marked automatic, with the reason."""
     seat = step.seat(position)
     assert seat.hand is not None and not seat.done
     if seat.choosing:
@@ -156,9 +160,12 @@ def play_for(step: Step, position: int, reason: str) -> None:
             audience=step.seat(position).player,
         )
     else:
-        # The best against the opponents the table could hold (RULES.md §6).
-        best = arrange(seat.hand, step.state.config, limit=1, opponents=step.state.table_opponents)
-        arranged = best.best.arranged()
+        config = step.state.config
+        arranged = draft_arrangement(seat, config) if reason == "hosted" else None
+        if arranged is None:
+            # The best against the opponents the table could hold (RULES.md §6).
+            best = arrange(seat.hand, config, limit=1, opponents=step.state.table_opponents)
+            arranged = best.best.arranged()
         step.update_seat(position, arrangement=arranged, auto=reason)
         step.emit(
             "arrangement",
@@ -181,20 +188,38 @@ def arrangement_payload(seat: SeatState, config: RuleConfig, auto: str | None) -
     return payload
 
 
+def grace_end(state: TableState, seat: SeatState) -> float | None:
+    """When a disconnected seat's hand may be played once every connected player is done:
+    ``reconnect_grace_seconds`` after the disconnect, never past the arrange deadline
+    (RULES.md §9). None: no grace (a disconnect of no known time)."""
+    if seat.disconnected_at is None or state.arrange_deadline is None:
+        return None
+    return min(seat.disconnected_at + state.config.reconnect_grace_seconds, state.arrange_deadline)
+
+
+def waiting_for_grace(state: TableState) -> list[SeatState]:
+    """The hosted hands the machine would play now but for their grace: every connected
+    player is done, the seat is away, not done, and not asked about a special (a pending
+    choice waits for the choice's own deadline)."""
+    seats = state.round_seats
+    if not all(s.done for s in seats if s.connected):
+        return []
+    return [s for s in seats if not s.connected and not s.done and not s.choosing]
+
+
 def progress(step: Step, now: float) -> None:
-    """After anything that may finish the play phases: play for those who cannot, move from
-    the special choice to arranging when no answer is pending, compare when all are in."""
+    """After anything that may finish the play phases: play for those who cannot (a hosted
+    hand once its grace has ended), move from the special choice to arranging when no answer
+    is pending, compare when all are in, else keep the arranging's deadline current."""
     if step.state.phase not in PLAY_PHASES:
         return
     for s in step.state.round_seats:
         if s.escaped and not s.done:
             play_for(step, s.position, "escaped")
-    seats = step.state.round_seats
-    if all(s.done for s in seats if s.connected):
-        # A hosted player's pending special choice still waits for its timeout (§9).
-        for s in seats:
-            if not s.done and not s.choosing:
-                play_for(step, s.position, "hosted")
+    for s in waiting_for_grace(step.state):
+        end = grace_end(step.state, s)
+        if end is None or now >= end:
+            play_for(step, s.position, "hosted")
     state = step.state
     if state.phase is Phase.SPECIAL_CHOICE and not any(s.choosing for s in state.round_seats):
         step.set(phase=Phase.ARRANGING, deadline=state.arrange_deadline, phase_started_at=now)
@@ -207,6 +232,17 @@ def progress(step: Step, now: float) -> None:
             # hands are in (``machine.release``): nobody learns a deal another table still plays.
             step.set(held=True, deadline=None)
             step.emit("held", {"round_no": step.state.round_no})
+    elif step.state.phase is Phase.ARRANGING:
+        step.set(deadline=arranging_deadline(step.state))
+
+
+def arranging_deadline(state: TableState) -> float | None:
+    """The arranging's timer: the arrange deadline, or the first grace to end of a hosted hand
+    waiting for nothing else (a grace never ends past the arrange deadline). In the special
+    choice the choice's deadline stays the timer: a hosted hand then waits for nothing else
+    only while a disconnected player's choice is pending, which holds the comparison anyway."""
+    ends = [grace_end(state, s) for s in waiting_for_grace(state)]
+    return min((end for end in ends if end is not None), default=state.arrange_deadline)
 
 
 def choice_timeout(step: Step, now: float) -> None:
@@ -222,10 +258,13 @@ def choice_timeout(step: Step, now: float) -> None:
 
 
 def arrange_timeout(step: Step, now: float) -> None:
-    """Time is up: the best arrangement is submitted for everyone still arranging (§6)."""
-    for s in step.state.round_seats:
-        if not s.done:
-            play_for(step, s.position, "timeout" if s.connected else "hosted")
+    """At the arrange deadline, the best arrangement is submitted for everyone still arranging
+    (§6; a hosted hand plays its draft, §9). Before it, a hosted hand's grace has ended."""
+    arrange_deadline = step.state.arrange_deadline
+    if arrange_deadline is None or now >= arrange_deadline:
+        for s in step.state.round_seats:
+            if not s.done:
+                play_for(step, s.position, "timeout" if s.connected else "hosted")
     progress(step, now)
 
 

@@ -169,7 +169,7 @@ def snapshot_for(state: TableState, position: int | None, *, now: float) -> Json
         "round_no": state.round_no,
         "capacity": state.capacity,
         "started_at": state.phase_started_at,
-        "deadline": state.deadline,
+        "deadline": state.phase_deadline,
         "arrange_deadline": state.arrange_deadline,
         "config": state.config.to_dict(),
         "start_seat": state.start_seat,

@@ -12,11 +12,10 @@ from collections.abc import Sequence
 
 from games.rules.arrange import special_with_split
 from games.rules.cards import Card
-from games.rules.errors import FoulError
-from games.rules.hands import check_foul, evaluate
 from games.rules.scoring import Arranged
 
 from . import flow
+from .arrangements import verify_rows
 from .deck import (
     commitment,
     deal_duration_ms,
@@ -179,34 +178,8 @@ def verify_submit(
         raise TableError("already_submitted", f"seat {position} has already submitted")
     if seat.choosing:
         raise TableError("choose_special_first", "answer whether to play the special hand first")
-    rows = {"front": front, "middle": middle, "back": back}
-    for row, cards, size in (("front", front, 3), ("middle", middle, 5), ("back", back, 5)):
-        if len(cards) != size:
-            raise TableError(
-                "wrong_count", f"the {row} row needs {size} cards, got {len(cards)}", row=row
-            )
-    cards = [c for row_cards in rows.values() for c in row_cards]
-    dup = sorted({str(c) for c in cards if cards.count(c) > 1})
-    if dup:
-        raise TableError("duplicate_card", f"card {dup[0]} appears twice", cards=dup)
     assert seat.hand is not None
-    foreign = [str(c) for c in cards if c not in seat.hand]
-    if foreign:
-        raise TableError("not_your_cards", f"not in your hand: {' '.join(foreign)}", cards=foreign)
-    if unused is not None:
-        left_out = {c for c in seat.hand if c not in cards}
-        if not state.config.spare_cards:
-            raise TableError("no_spare_cards", "this round has no spare cards to set aside")
-        if len(unused) != len(left_out) or set(unused) != left_out:
-            raise TableError(
-                "wrong_unused",
-                "the cards set aside must be exactly the ones not in the rows",
-                cards=[str(c) for c in unused],
-            )
-    try:
-        check_foul(*(evaluate(r, state.config.a2345) for r in (front, middle, back)))
-    except FoulError as exc:
-        raise TableError("foul", exc.message, rows=list(exc.rows)) from None
+    verify_rows(seat.hand, state.config, front=front, middle=middle, back=back, unused=unused)
 
 
 def submit(

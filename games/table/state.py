@@ -54,6 +54,8 @@ class SeatState:
     player's answer (None: not asked or not answered yet). ``auto`` is why the hand was played
     for the player (``timeout``, ``hosted``, ``escaped``), None when the player played it.
     ``left``: pressed Leave during a round (an escape); the seat is removed at settlement.
+    ``disconnected_at``: when the player's connection dropped (None while connected); a hosted
+    hand's grace is counted from it (RULES.md §9).
     ``since``: the table version of the player's ``seated`` event. A connection of this player
     is never given anything logged before it (a previous occupant's events, or this player's
     own from an earlier stay at the table).
@@ -81,6 +83,7 @@ class SeatState:
     since: int = 0
     bot: bool = False
     special_unused: tuple[Card, ...] | None = None
+    disconnected_at: float | None = None
 
     @property
     def declared(self) -> bool:
@@ -99,9 +102,9 @@ class SeatState:
 
     @property
     def committed(self) -> bool:
-        """The hand was fixed while the player was at the table — played by the player, or by
-        the arrange timeout while connected — so leaving now changes nothing in the round and
-        is not an escape (RULES.md §7.5 as decided in docs/protocol.md, "Leaving a round")."""
+        """The hand was in while the player was at the table — submitted, a special declared,
+        or arranged at the arrange deadline while connected — so leaving or disconnecting now
+        changes nothing in the round and is not an escape (RULES.md §7.5)."""
         return self.done and self.auto in (None, "timeout")
 
     @property
@@ -147,6 +150,7 @@ class SeatState:
             "special_unused": (
                 None if self.special_unused is None else format_cards(self.special_unused)
             ),
+            "disconnected_at": self.disconnected_at,
         }
 
     @classmethod
@@ -173,6 +177,7 @@ class SeatState:
             since=int(data.get("since", 0)),
             bot=bool(data.get("bot", False)),
             special_unused=None if aside is None else _stored_cards(aside, 3, "special_unused"),
+            disconnected_at=_float(data.get("disconnected_at")),
         )
 
 
@@ -182,7 +187,9 @@ class TableState:
 
     ``deadline`` is when the next timeout is due (None: nothing is timed); in the special
     choice phase it is the choice deadline, and ``arrange_deadline`` — set when the cards are
-    down, for everyone — is when arranging ends. ``deck``, ``salt`` and every hand are secret
+    down, for everyone — is when arranging ends. While arranging, ``deadline`` is earlier when
+    a hosted hand's grace ends first (RULES.md §9); the players' clocks show
+    :attr:`phase_deadline`. ``deck``, ``salt`` and every hand are secret
     until settlement; ``commitment`` (SHA-256 of deck text and salt) is public from the deal.
     ``config`` is the rule configuration the next or current round is played under.
     """
@@ -255,6 +262,14 @@ class TableState:
             and len(self.seats) == self.capacity
             and all(s.ready for s in self.seats)
         )
+
+    @property
+    def phase_deadline(self) -> float | None:
+        """The deadline of the phase as the players' clocks show it: while arranging, the
+        arrange deadline even when a hosted hand's grace (``deadline``) comes first."""
+        if self.phase is Phase.ARRANGING and self.deadline is not None:
+            return self.arrange_deadline
+        return self.deadline
 
     @property
     def revealed(self) -> bool:

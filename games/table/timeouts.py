@@ -8,8 +8,9 @@ for callers that want to know why; an early timer should be scheduled again for
 ``state.deadline``. What it does depends on the phase: Ready timeouts remove the players who
 did not press Ready; the end of the deal starts the choice or arranging; a choice timeout is
 Yes; an arrange timeout submits the best arrangement (``auto="timeout"``, or ``"hosted"`` for
-a disconnected player); the end of the comparison settles, with the players' ``balances``
-(required then, ignored otherwise).
+a disconnected player, whose complete draft is played if it has one), and before the arrange
+deadline the end of a hosted hand's grace plays that hand (RULES.md §9); the end of the
+comparison settles, with the players' ``balances`` (required then, ignored otherwise).
 """
 
 from __future__ import annotations

@@ -52,6 +52,7 @@ def test_round_trip_through_json_at_every_step_of_a_round() -> None:
     game.do(machine.disconnect, position=1)
     game.do(machine.leave, position=0)
     game.do(machine.sit, player="late", position=3)
+    game.fire()  # the disconnected seat's grace ends: its hand is played, the comparison starts
     game.fire({"p0": 1000, "p1": 5000, "p2": 0, "late": 1})
     game.do(machine.ready, position=3)
     phases = {s.phase for s in states}
