@@ -40,7 +40,7 @@ from tests.games.table_helpers import (
     table_id,
     total_coins,
 )
-from tests.games.test_bots import drive_bots
+from tests.games.live.test_bots import drive_bots
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
