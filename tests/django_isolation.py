@@ -59,3 +59,12 @@ def default_language() -> Iterator[None]:
     translation.deactivate()
     yield
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def fast_flush() -> None:
+    """Transactional tests flush with the rows of ``post_migrate`` restored, not rebuilt
+    (tests/fast_flush.py)."""
+    from tests import fast_flush
+
+    fast_flush.install()

@@ -30,6 +30,7 @@ from games.rules.config import DEFAULT_CONFIG
 from games.table.state import Phase, TableState
 from lobby.models import Room, Seat
 from lobby.services import room_create
+from tests.games.live.test_bots import drive_bots
 from tests.games.table_helpers import (
     default_rules,
     make_player,
@@ -40,7 +41,6 @@ from tests.games.table_helpers import (
     table_id,
     total_coins,
 )
-from tests.games.live.test_bots import drive_bots
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
