@@ -68,3 +68,23 @@ def fast_flush() -> None:
     from tests import fast_flush
 
     fast_flush.install()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def database_dropped_at_once(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """At the end of the run, the test database's other sessions (the connections of the table
+    socket's worker threads) are ended first: PostgreSQL would wait 5 s for them before
+    refusing to drop the database."""
+    yield
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        for alias in connections:
+            connection = connections[alias]
+            if connection.vendor != "postgresql":
+                continue
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
