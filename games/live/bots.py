@@ -1,54 +1,17 @@
 """Bot players: real users with wallets, seated and played by the platform.
 
-A bot (``User.is_bot``) has an unusable password, so it never logs in; it sits through the
-lobby's own service (``lobby.services.bots_fill`` → ``room_join``, which also sits it at the
-table, as a house seat: ``SeatState.bot``) and acts through the table's own services
-(``table_ready``, ``table_choose_special``, ``table_submit``), exactly as a person does: it is
-an ordinary client of the table. The table's services know nothing of bots; on commit of every
-transition (``table_services.transition_committed``), ``games.live.tasks`` asks :func:`bot_tasks`
-which bots have something new to do and schedules their tasks. Settlement treats a bot like
-anyone else.
-
-Decided here:
-
-- **Pool.** ``bots_fill`` reuses idle bots (:func:`bots_idle`: seated nowhere, oldest first)
-  before creating new ones (username ``bot-<8 hex>``, never shown to players).
-- **Names.** A bot has a nickname pair from :data:`BOT_NICKNAMES` (``first_name`` Chinese,
-  ``last_name`` English; ``User.display_name`` picks the reader's language). When bots sit
-  down (:func:`bots_name`), each keeps its nickname unless another bot at that table has the
-  same one, or one with the same initial (the table draws a seat's avatar from its name's
-  first character), and is given a free one then. The nicknames' Chinese first characters
-  and English initials are all different, so bots at one table never share a name or an
-  avatar.
-- **Funding.** At seating time, and before each Ready, a bot holding less than the room's
-  entry minimum gets the difference from the mint, as one ``grant`` through ``ledger_post``
-  (``wallet_grant``) whose idempotency key names the bot, the room and the wallet's last
-  entry, so a retry posts nothing twice. No coin is created any other way.
-- **Ready.** A bot presses Ready only when at least one person sits at the table and every
-  person there has pressed Ready: the people decide when a round starts, and a table of bots
-  alone never plays. When the last person goes (leaves, or is removed by the Ready timeout),
-  the bots leave in the same transaction — a rule of the table itself
-  (``games.table.flow.house_leaves_alone``), which frees the room. During a round they finish
-  it (leaving would be an escape) and leave when it settles. At a Ready deadline the table
-  presses Ready for every bot not yet ready (``flow.ready_timeout``).
-- **Special hands.** A bot follows the advice the table shows a person
-  (``games.rules.advice``): it plays its special unless the best arrangement's expected water
-  against this round's opponents is higher than the special's water from them; then it
-  answers No and arranges.
-- **Arranging.** It plays at its room's level (``Room.bot_level``, ``games.rules.levels``):
-  ``strong`` (the default) submits the engine's best arrangement against this round's
-  opponents (at a full table, what the table's own auto-arrange submits); ``easy`` and
-  ``normal`` play simple heuristics, ``expert`` a
-  rollout over the best arrangements (it thinks about a second, within its delay). An easy bot
-  always declares its special.
-- **Timing.** After each table transition commits, every bot that has just been given
-  something to do gets a ``games.live.tasks.bot_act`` task with a human-like random countdown
-  (:data:`DELAYS`, times ``settings.BOT_DELAY_SCALE``), never more than half the time left
-  before the relevant deadline. The task only asks: :func:`bot_act` re-checks under the
-  table's lock that the bot still has something to do and that no round started or settled
-  since the task was scheduled, so a duplicate or late task does nothing. The deadline's own
-  timeout plays for a bot whose task was lost, and the sweeper nudges bots whose table has
-  been idle for longer than any delay (:func:`bots_nudge`). Bots are always connected.
+A bot (``User.is_bot``, an unusable password, so it never logs in) sits through the lobby's own
+service (``lobby.services.bots_fill`` → ``room_join``, a house seat: ``SeatState.bot``) and
+acts through the table's own services, exactly as a person does: it is an ordinary client of
+the table, and settlement treats it like anyone else. The table's services know nothing of
+bots: on commit of every transition ``games.live.tasks`` asks :func:`bot_tasks` which bots have
+something new to do and gives each a ``bot_act`` task with a human-like countdown
+(:data:`DELAYS` × ``settings.BOT_DELAY_SCALE``, at most half the time left). The task only asks:
+:func:`bot_act` re-checks under the table's lock, so a duplicate or late task does nothing; the
+deadline's own timeout plays for a bot whose task was lost, and :func:`bots_nudge` wakes bots at
+tables idle for longer than any delay. Idle bots are reused before new ones are made
+(:func:`bots_idle`); a bot's nickname is unique at its table, initials included
+(:func:`bots_name`); a bot short of the entry minimum is funded by :func:`bot_fund`.
 """
 
 from __future__ import annotations
@@ -123,7 +86,12 @@ NUDGE_BATCH = 50
 
 
 def bot_action(state: TableState, *, player: str) -> str | None:
-    """What the bot ``player`` has to do in ``state``: READY, SPECIAL, ARRANGE or None."""
+    """What the bot ``player`` has to do in ``state``: READY, SPECIAL, ARRANGE or None.
+
+    A bot presses Ready only when at least one person sits at the table and every person there
+    has: the people decide when a round starts, and a table of bots alone never plays (the
+    table itself sends the bots away when the last person goes, ``flow.house_leaves_alone``).
+    During a round a bot finishes it: leaving would be an escape."""
     seat = state.seat_of(player)
     if seat is None or seat.left or not seat.bot:
         return None
@@ -237,8 +205,10 @@ def bots_name(*, bots: list[User], room: Room) -> None:
 
 
 def bot_fund(*, bot: User, room: Room) -> int:
-    """Grant the bot what it lacks of the room's entry minimum, from the mint; returns the
-    coins granted (0 when it has enough)."""
+    """Grant the bot what it lacks of the room's entry minimum, from the mint, at seating time
+    and before each Ready; returns the coins granted (0 when it has enough). One ``grant``
+    whose idempotency key names the bot, the room and the wallet's last entry, so a retry
+    posts nothing twice; no coin reaches a bot any other way."""
     wallet = wallet_get_or_create(user=bot)
     wallet.refresh_from_db(fields=["balance"])
     missing = room.entry_minimum - wallet.balance
@@ -336,7 +306,9 @@ def _act(*, table_id: int, user_id: int, version: int, plan: Plan | None) -> Tra
 
 def bot_play(state: TableState, *, player: str, level: str = DEFAULT_LEVEL) -> Play:
     """What a bot of the room's ``level`` submits for its hand (games.rules.levels), against
-    this round's opponents."""
+    this round's opponents: ``strong`` (the default) the engine's best arrangement (what the
+    table's own auto-arrange submits), ``easy`` and ``normal`` simple heuristics, ``expert`` a
+    rollout over the best arrangements (about a second of thought, within its delay)."""
     seat = state.seat_of(player)
     assert seat is not None and seat.hand is not None
     opponents = max(1, len(state.round_seats) - 1)

@@ -1,33 +1,16 @@
-"""Duplicate matches (复式赛): several tables play the same deals, so that players who
-held the same cards can be compared and skill shows without the luck of the deal.
+"""Duplicate matches (复式赛): several tables play the same deals, so that players who held the
+same cards can be compared and skill shows without the luck of the deal.
 
-A match (:class:`~games.models.DuplicateMatch`, opened by ``games.live.matches``) has
-``tables`` rooms with the same rules, base score and seats. Its tables are *lockstep* tables
-(``TableState.lockstep``): deal k of every table comes from the match's secret seed
-(``games.table.deck.seeded_deck``: same deck, salt and starting seat, so the player at
-position p of every table holds the same 13 cards), and
-
-- a table whose seats are all taken and ready waits; :func:`match_advance` starts deal k at
-  every table together, once every table is full and ready (``machine.start``);
-- a table whose hands are all in waits (``held``) instead of comparing; once every table's
-  hands are in, :func:`match_advance` compares them all together (``machine.release``). So no
-  hand of deal k is shown anywhere while any table still plays it: a player cannot learn a
-  deal from a friend at a faster table. The arrange deadline is the same at every table (they
-  were dealt together), so a slow table holds the others up by at most that long;
-- after ``deals`` deals the match is over (``finished``) and its seed is revealed: anyone can
-  recompute every deck from it and check it against the seed's commitment, published when the
-  match was opened, and each round's ordinary deck commitment.
-
-:func:`match_advance` runs after every committed transition of a lockstep table that may let
-the match move (:func:`on_transition`), and from the sweeper (:func:`matches_sweep`) in case
-one was missed. It locks every room of the match, then every table (the lock order of all the
-services), so two tables finishing together cannot both miss the moment.
-
-When no person sits at any of its tables between deals, a match is abandoned: its bots leave
-and its rooms close (a room the bots leave empty is closed by the lobby at once). The results of
-the deals played so far stay.
-
-The results of a match are read by :mod:`games.history.matches`.
+A match's tables (opened by ``games.live.matches``) are *lockstep* tables: deal k of every table
+comes from the match's secret seed (``games.table.deck.seeded_deck``), so the player at
+position p of every table holds the same 13 cards. :func:`match_advance` starts deal k at
+every table together once every table is full and ready, and compares them all together once
+every table's hands are in, so no hand of a deal is shown anywhere while any table still plays
+it. After ``deals`` deals the seed is revealed, to be checked against its commitment. It runs
+after every committed transition that may let the match move (:func:`on_transition`) and from
+the sweeper (:func:`matches_sweep`), locking every room of the match, then every table (the
+services' lock order). A match nobody plays any more between deals is abandoned: its bots
+leave and its rooms close; the results of the deals played stay (:mod:`games.history.matches`).
 """
 
 from __future__ import annotations

@@ -1,20 +1,14 @@
-"""Celery tasks of the table: thin. A timer only asks; the game decides.
+"""Celery tasks of the table, thin: a timer only asks; the game decides.
 
-The phase deadlines need no task: every worker process polls the tables' deadlines on a
-thread of its own (:mod:`games.live.timers`, started by ``shisanshui.celery.TableDeadlines``).
-``table_timeout`` remains the task that asks for one deadline (a task queued by an earlier
-version, or sent by hand); the service re-checks phase and deadline under the table's lock,
-so a task that runs twice, late, early or after the table moved on does nothing.
-
-The table's services know nothing of Celery; :func:`connect` (called when the app is ready)
-makes this module listen to ``transition_committed`` (on commit of every transition): a
-``bot_act`` task, with a human-like countdown, for every bot given something new to do
-(``games.live.bots.bot_tasks``); ``games.live.bots.bot_act`` re-checks under the table's lock, so a
-duplicate or late task does nothing. Tables without bots cost nothing here.
-
-``sweep_deadlines`` runs every few seconds (Celery beat) and asks again for any deadline
-overdue by more than ``SWEEP_GRACE_SECONDS`` (the backstop of a poller that stopped), and
-nudges bot players whose task was lost (``games.live.bots.bots_nudge``).
+The phase deadlines need no task: every worker process polls them (:mod:`games.live.timers`).
+``table_timeout`` asks for one deadline (a task sent by hand or queued long ago); the service
+re-checks phase and deadline under the table's lock, so a task that runs twice, late or after
+the table moved on does nothing. :func:`connect` makes this module listen to the table's
+``transition_committed`` and give every bot with something new to do a ``bot_act`` task with a
+human-like countdown (``games.live.bots``); tables without bots cost nothing here.
+``sweep_deadlines`` (Celery beat, every few seconds) asks again for any deadline overdue by more
+than ``SWEEP_GRACE_SECONDS`` (the backstop of a poller that stopped) and nudges bots whose task
+was lost.
 """
 
 from __future__ import annotations

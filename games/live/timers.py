@@ -1,20 +1,14 @@
 """The tables' phase deadlines, polled: the one timer of every table.
 
-Each table row carries its phase's deadline (``Table.deadline``, indexed; ``state.deadline``
-the exact float). Every Celery worker process runs one :class:`DeadlinePoller` on a thread of
-its own (``shisanshui.celery.TableDeadlines``): it asks PostgreSQL for the deadlines due before
-the next poll, asks :func:`games.live.services.table_timeout` for each one that has passed
-(the service decides under the table's lock: a deadline a command beat is stale, and
-nothing happens), and sleeps until the earliest coming deadline or the poll interval,
-whichever is first. So a deadline is acted on within a few milliseconds of passing when it
-was seen coming, and within one poll interval when it was set during the sleep.
-
-Nothing is scheduled per phase or per command: a round costs the timers nothing, whatever
-the players do, and a deadline can never be lost with a task (a killed worker, a Redis
-restart); the database is the timer. Several workers poll the same rows: the second to ask
-for a deadline finds the table moved on (one query, no lock). A deadline still due after it
-was asked (a failure, a refusal) is asked again only after ``RETRY_SECONDS``, and the beat's
-``sweep_deadlines`` stays as the backstop of a poller that stopped.
+Each table row carries its phase's deadline (``Table.deadline``, indexed). Every Celery worker
+process runs one :class:`DeadlinePoller` on a thread of its own
+(``shisanshui.celery.TableDeadlines``): it reads the deadlines due before the next poll, asks
+:func:`games.live.services.table_timeout` for each one that has passed (the service decides
+under the table's lock; a stale deadline costs one query and no lock), and sleeps until the
+earliest coming deadline or the poll interval. Nothing is scheduled per phase or command, so a
+deadline cannot be lost with a task (a killed worker, a Redis restart): the database is the
+timer. A deadline still due after it was asked is asked again only after ``RETRY_SECONDS``;
+the beat's ``sweep_deadlines`` is the backstop of a poller that stopped.
 """
 
 from __future__ import annotations
