@@ -1,5 +1,6 @@
 // The player's actions that the page itself takes care of: the draft saved a moment after a
-// change, the suggestions asked for the 13 cards kept (spare cards), Ready pressed by "keep
+// change (and again after a reconnect when the server did not have the last one: a hosted
+// hand plays it, RULES.md §9), the suggestions asked for the 13 cards kept (spare cards), Ready pressed by "keep
 // playing", and the buttons outside the views (Ready, Leave, the review, closing the
 // settlement, sound). The views' own gestures are set up here too.
 
@@ -11,6 +12,11 @@ import { setUpSuggestions } from "./views/suggestions.js";
 import { setUpSpecial, setUpLeave, askLeave } from "./views/dialogs.js";
 import { setUpChat } from "./views/chat.js";
 
+// Every card of a layout: the hand, the rows and (spare cards) the tray.
+function allCards(layout) {
+  return ["hand", "front", "middle", "back", "tray"].flatMap((k) => (Array.isArray(layout[k]) ? layout[k] : []));
+}
+
 const AUTO_READY_AFTER_MS = 2500;
 const SUGGEST_AFTER_MS = 500;
 const DRAFT_AFTER_MS = 700;
@@ -21,6 +27,11 @@ export function createControls(page, { storage }) {
   const keepPlaying = $("keep-playing");
   let suggestTimer = null;
   let draftTimer = null;
+  // The player's changes to the layout counted; those the server has saved; and, oldest
+  // first, the count each `draft` on the socket carries (its replies come in order).
+  let edits = 0;
+  let savedEdits = 0;
+  let draftsInFlight = [];
 
   // With spare cards, after a swap: the suggestions for the 13 cards kept, asked once per set
   // of cards (`suggest`), a moment after the last swap.
@@ -44,11 +55,42 @@ export function createControls(page, { storage }) {
   // The layout changed by the player: drawn at once, saved as a draft a moment later.
   function changed() {
     ui.serverFoul = null;
+    edits += 1;
     page.render();
+    saveDraftLater(DRAFT_AFTER_MS);
+  }
+
+  function saveDraftLater(ms) {
     clearTimeout(draftTimer);
-    draftTimer = setTimeout(() => {
-      if (S.canArrange(page.state)) page.act("draft", { draft: page.state.layout });
-    }, DRAFT_AFTER_MS);
+    draftTimer = setTimeout(saveDraft, ms);
+  }
+
+  function saveDraft() {
+    if (savedEdits >= edits || !S.canArrange(page.state)) return;
+    if (page.act("draft", { draft: page.state.layout })) draftsInFlight.push(edits);
+  }
+
+  // The server's reply to a `draft`: saved, or refused (over the draft budget: tried again
+  // once the server's `retry_after` has passed).
+  function draftAnswered(ok, error) {
+    const sent = draftsInFlight.shift();
+    if (ok && sent !== undefined) savedEdits = Math.max(savedEdits, sent);
+    else if (error && error.code === "rate_limited") {
+      saveDraftLater(Math.ceil((Number(error.retry_after) || 1) * 1000));
+    }
+  }
+
+  // Back on a new socket: replies to the old one's drafts never come. Changes the server did
+  // not save are kept over the welcome's draft when the hand is the same, and sent now.
+  // before: the layout before the welcome was applied.
+  function resumeDraft(before) {
+    draftsInFlight = [];
+    if (savedEdits >= edits || !S.canArrange(page.state)) return;
+    if (S.cardsKey(allCards(before)) === S.cardsKey(allCards(page.state.layout))) {
+      page.setLayout(before);
+      page.render();
+    }
+    saveDraft();
   }
 
   // "Keep playing": Ready is pressed for the player once the settlement has been up a moment.
@@ -115,5 +157,5 @@ export function createControls(page, { storage }) {
     window.addEventListener("pagehide", () => storage.persist(page));
   }
 
-  return { askSuggestions, changed, autoReady, setUp };
+  return { askSuggestions, changed, draftAnswered, resumeDraft, autoReady, setUp };
 }

@@ -1,11 +1,22 @@
 // The table socket's client (docs/protocol.md): `hello` with the last version applied
-// (`since`), a ping every 20 s, reconnection with back-off, the final close codes and the
-// flood cool-down (4429), actions by id. No DOM: what arrives goes to the callbacks.
+// (`since`), a ping every 20 s, the final close codes and the flood cool-down (4429), actions
+// by id. No DOM: what arrives goes to the callbacks.
+// Reconnecting is quick because a hosted hand waits only `reconnect_grace_seconds` (RULES.md
+// §9): a back-off from 250 ms, doubling to 4 s, with jitter, and an attempt at once when the
+// browser says the network is back (`online`) or the page is shown again. One socket at a
+// time: never two attempts in flight.
 
 const FINAL_CLOSE = { 4000: "left", 4401: "login", 4403: "not_seated" };
 const PING_MS = 20000;
-const FIRST_RETRY_MS = 1000;
-const MAX_RETRY_MS = 15000;
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 4000;
+const FLOOD_WAIT_MS = 5000;
+
+// The wait before the next attempt: `delay` less up to a quarter of it at random, so that a
+// table's players dropped together do not come back in step.
+export function jittered(delay, random = Math.random) {
+  return Math.round(delay * (1 - 0.25 * random()));
+}
 
 // options: {url (path of ws/table/<room_id>/), since() -> version or null,
 //   onWelcome(message), onEvents(events), onOk(message, actionType),
@@ -13,6 +24,9 @@ const MAX_RETRY_MS = 15000;
 export function createConnection(options) {
   let socket = null;
   let retryDelay = FIRST_RETRY_MS;
+  let retryTimer = null;
+  // Not before this time (ms): the server's flood cool-down, which `online` does not cut short.
+  let notBefore = 0;
   let pingTimer = null;
   let nextId = 1;
   let stopped = false;
@@ -21,7 +35,9 @@ export function createConnection(options) {
   const pendingActions = new Map(); // id -> type
 
   function connect() {
-    if (stopped) return;
+    if (stopped || socket) return; // one socket (open or opening) at a time
+    clearTimeout(retryTimer);
+    retryTimer = null;
     const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
     socket = new WebSocket(scheme + window.location.host + options.url);
     socket.addEventListener("open", () => {
@@ -48,12 +64,26 @@ export function createConnection(options) {
       }
       options.onReconnecting();
       // Closed for flooding (4429): wait out the cool-down the server named, if it did.
-      const wait = event.code === 4429 ? Math.max(retryDelay, coolDownMs || 5000) : retryDelay;
+      const wait = event.code === 4429 ? Math.max(retryDelay, coolDownMs || FLOOD_WAIT_MS) : jittered(retryDelay);
+      notBefore = event.code === 4429 ? Date.now() + wait : 0;
       coolDownMs = 0;
-      setTimeout(connect, wait);
       retryDelay = Math.min(retryDelay * 2, MAX_RETRY_MS);
+      if (!stopped) retryTimer = setTimeout(connect, wait);
     });
   }
+
+  // The network is back or the page is shown again: try now rather than at the next retry
+  // (nothing to do while a socket is open or opening, or during a flood cool-down).
+  function connectNow() {
+    if (stopped || socket || Date.now() < notBefore) return;
+    retryDelay = FIRST_RETRY_MS;
+    connect();
+  }
+
+  window.addEventListener("online", connectNow);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") connectNow();
+  });
 
   function receive(message) {
     if (message.type === "welcome") options.onWelcome(message);
@@ -99,6 +129,7 @@ export function createConnection(options) {
   // No more reconnecting (the table is closed for good).
   function stop() {
     stopped = true;
+    clearTimeout(retryTimer);
   }
 
   return { connect, act, stop };

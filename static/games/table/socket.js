@@ -48,8 +48,10 @@ export function createSocket(page, { server, storage, controls }) {
         ui.suggestAsked.delete(ui.suggestPending.key);
         ui.suggestPending = null;
       }
+      const before = page.state.layout;
       if (message.snapshot) server.applySnapshot(message.snapshot);
       else server.applyEvents(message.events || []);
+      controls.resumeDraft(before);
       controls.askSuggestions();
     },
     onEvents: (events) => server.applyEvents(events),
@@ -66,6 +68,7 @@ export function createSocket(page, { server, storage, controls }) {
     onOk(message, type) {
       const state = page.state;
       if (type === "submit") ui.submitting = false;
+      if (type === "draft") controls.draftAnswered(true);
       if (type === "leave" && !S.inRound(state)) ui.leaving = true;
       if (type === "leave" && S.inRound(state)) {
         const seat = S.mySeat(state);
@@ -82,7 +85,10 @@ export function createSocket(page, { server, storage, controls }) {
     onError(message, type) {
       const error = message.error || {};
       if (type === "submit") ui.submitting = false;
-      if (type === "draft") return; // drafts are best effort
+      if (type === "draft") {
+        controls.draftAnswered(false, error);
+        return;
+      }
       if (type === "suggest") {
         // No suggestions for these 13 cards: none are shown (not asked again).
         const asked = ui.suggestPending;
