@@ -50,14 +50,16 @@ DROP_SECONDS = 10
 live_platform = module_platform({"BOT_DELAY_SCALE": "0.1"})
 
 # Every WebSocket the page opens is kept in window.__sockets; while window.__dropped is set a
-# new one goes to a closed port, as it would with no network.
+# new one goes to a path the server refuses (the same origin, which the page's CSP allows), as
+# it would fail with no network.
 SOCKET_HOOK = """
 (() => {
   const Native = window.WebSocket;
   window.__sockets = [];
   window.__dropped = false;
   function Hooked(url, protocols) {
-    const socket = new Native(window.__dropped ? "ws://127.0.0.1:9/" : url, protocols);
+    const to = window.__dropped ? url.replace("/ws/table/", "/ws/dropped/") : url;
+    const socket = new Native(to, protocols);
     window.__sockets.push(socket);
     return socket;
   }

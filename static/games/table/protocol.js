@@ -11,6 +11,8 @@ const PING_MS = 20000;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 4000;
 const FLOOD_WAIT_MS = 5000;
+// A socket not open by then is given up (a handshake that hangs while the network is down).
+const OPEN_TIMEOUT_MS = 3000;
 
 // The wait before the next attempt: `delay` less up to a quarter of it at random, so that a
 // table's players dropped together do not come back in step.
@@ -28,6 +30,7 @@ export function createConnection(options) {
   // Not before this time (ms): the server's flood cool-down, which `online` does not cut short.
   let notBefore = 0;
   let pingTimer = null;
+  let openTimer = null;
   let nextId = 1;
   let stopped = false;
   // The server's cool-down (ms) named by the last `rate_limited` error, for the reconnect.
@@ -39,14 +42,25 @@ export function createConnection(options) {
     clearTimeout(retryTimer);
     retryTimer = null;
     const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    socket = new WebSocket(scheme + window.location.host + options.url);
-    socket.addEventListener("open", () => {
+    let ws;
+    try {
+      ws = new WebSocket(scheme + window.location.host + options.url);
+    } catch (e) {
+      closed(null); // refused at once (e.g. by the browser): tried again like a close
+      return;
+    }
+    socket = ws;
+    openTimer = setTimeout(() => giveUp(ws), OPEN_TIMEOUT_MS);
+    ws.addEventListener("open", () => {
+      if (ws !== socket) return;
+      clearTimeout(openTimer);
       retryDelay = FIRST_RETRY_MS;
       send({ type: "hello", id: "hello-" + nextId++, since: options.since() || null });
       clearInterval(pingTimer);
       pingTimer = setInterval(() => send({ type: "ping", id: "ping-" + nextId++ }), PING_MS);
     });
-    socket.addEventListener("message", (event) => {
+    ws.addEventListener("message", (event) => {
+      if (ws !== socket) return;
       let message;
       try {
         message = JSON.parse(event.data);
@@ -55,27 +69,47 @@ export function createConnection(options) {
       }
       receive(message);
     });
-    socket.addEventListener("close", (event) => {
-      socket = null;
-      clearInterval(pingTimer);
-      if (FINAL_CLOSE[event.code]) {
-        options.onFinalClose(FINAL_CLOSE[event.code]);
-        return;
-      }
-      options.onReconnecting();
-      // Closed for flooding (4429): wait out the cool-down the server named, if it did.
-      const wait = event.code === 4429 ? Math.max(retryDelay, coolDownMs || FLOOD_WAIT_MS) : jittered(retryDelay);
-      notBefore = event.code === 4429 ? Date.now() + wait : 0;
-      coolDownMs = 0;
-      retryDelay = Math.min(retryDelay * 2, MAX_RETRY_MS);
-      if (!stopped) retryTimer = setTimeout(connect, wait);
+    ws.addEventListener("close", (event) => {
+      if (ws === socket) closed(event.code);
     });
   }
 
+  // A socket still opening after OPEN_TIMEOUT_MS: closed, and the next attempt scheduled.
+  function giveUp(ws) {
+    if (ws !== socket || ws.readyState !== WebSocket.CONNECTING) return;
+    ws.close();
+    closed(null);
+  }
+
+  function closed(code) {
+    socket = null;
+    clearTimeout(openTimer);
+    clearInterval(pingTimer);
+    if (FINAL_CLOSE[code]) {
+      options.onFinalClose(FINAL_CLOSE[code]);
+      return;
+    }
+    options.onReconnecting();
+    // Closed for flooding (4429): wait out the cool-down the server named, if it did.
+    const wait = code === 4429 ? Math.max(retryDelay, coolDownMs || FLOOD_WAIT_MS) : jittered(retryDelay);
+    notBefore = code === 4429 ? Date.now() + wait : 0;
+    coolDownMs = 0;
+    retryDelay = Math.min(retryDelay * 2, MAX_RETRY_MS);
+    if (!stopped) retryTimer = setTimeout(connect, wait);
+  }
+
   // The network is back or the page is shown again: try now rather than at the next retry
-  // (nothing to do while a socket is open or opening, or during a flood cool-down).
+  // (nothing to do while a socket is open, or during a flood cool-down). A socket still
+  // opening began while the network was down: it is replaced.
   function connectNow() {
-    if (stopped || socket || Date.now() < notBefore) return;
+    if (stopped || Date.now() < notBefore) return;
+    if (socket && socket.readyState === WebSocket.CONNECTING) {
+      const ws = socket;
+      socket = null;
+      clearTimeout(openTimer);
+      ws.close();
+    }
+    if (socket) return;
     retryDelay = FIRST_RETRY_MS;
     connect();
   }
