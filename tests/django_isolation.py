@@ -70,6 +70,17 @@ def fast_flush() -> None:
     fast_flush.install()
 
 
+@pytest.fixture(autouse=True)
+def fast_flush_unless_live(request: pytest.FixtureRequest) -> None:
+    """The fast flush only for tests that start no process and drive no browser: a live
+    platform may still write while its test's flush runs, which only Django's TRUNCATE waits
+    for safely."""
+    from tests import fast_flush
+
+    marked = request.node.get_closest_marker
+    fast_flush.enabled = marked("live") is None and marked("browser") is None
+
+
 @pytest.fixture(autouse=True, scope="session")
 def database_dropped_at_once(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
     """At the end of the run, the test database's other sessions (the connections of the table

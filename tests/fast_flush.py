@@ -8,7 +8,10 @@ of a test database runs as Django's, then copies every table it left non-empty i
 its own (not a model's, so no flush touches it); every later flush empties every table and
 copies those rows back, ids included (:func:`_empty_and_restore`). Sequences are never reset
 (Django's flush does not reset them either), so a row a test inserts never takes a restored id.
-Tests that set ``available_apps`` or a serialized rollback keep Django's own flush.
+Tests that set ``available_apps`` or a serialized rollback keep Django's own flush, and so do
+the ``live`` and ``browser`` tests (:data:`enabled` is off for them): their platform's processes
+may still be writing when the test ends, and Django's TRUNCATE waits for them where row-by-row
+deletes could deadlock with them.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ SNAPSHOT_PREFIX = "test_after_flush_"
 # database alias -> the tables post_migrate fills, in the order they were found
 _snapshots: dict[str, list[str]] = {}
 _django_teardown = TransactionTestCase._fixture_teardown
+# Set per test by tests/django_isolation.py: False for a test that starts processes.
+enabled = True
 
 
 def _flush(db_name: str, *, post_migrate: bool) -> None:
@@ -75,7 +80,7 @@ def _empty_and_restore(db_name: str, tables: list[str]) -> None:
 
 
 def _fixture_teardown(self: TransactionTestCase) -> None:
-    if self.available_apps is not None or self.serialized_rollback:
+    if not enabled or self.available_apps is not None or self.serialized_rollback:
         _django_teardown(self)
         return
     for db_name in self._databases_names(include_mirrors=False):
