@@ -103,7 +103,10 @@ def test_losing_on_purpose_to_a_friend_is_flagged(live_platform: LivePlatform) -
         await asyncio.gather(*(c.play(rounds=rounds, seconds=240) for c in clients))
 
     asyncio.run(play())
-    Celery(broker=live_platform.redis_url).send_task("accounts.tasks.collusion_scan")
+    # Not the process's current app: the shared tasks of later tests must keep the test broker.
+    Celery(broker=live_platform.redis_url, set_as_current=False).send_task(
+        "accounts.tasks.collusion_scan"
+    )
     flag = wait_until(
         "the pair to be flagged",
         lambda: CollusionFlag.objects.filter(loser=dumper, winner=friend).first(),

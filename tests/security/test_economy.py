@@ -133,7 +133,8 @@ def test_concurrent_claims_pay_the_daily_bonus_and_relief_once(
 
 
 def test_the_worker_runs_the_collusion_scan(live_platform: LivePlatform) -> None:
-    app = Celery(broker=live_platform.redis_url)
+    # Not the process's current app: the shared tasks of later tests must keep the test broker.
+    app = Celery(broker=live_platform.redis_url, set_as_current=False)
     app.send_task("accounts.tasks.collusion_scan")
 
     wait_until(
