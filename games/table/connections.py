@@ -1,6 +1,7 @@
 """A player's connection: dropping it hosts a hand not yet in (托管, RULES.md §9), coming back
-ends the hosting. Each command comes as ``verify_x`` and ``x``; :mod:`games.table.machine`
-adds ``can_x`` and names them all.
+ends the hosting; between rounds, a person alone with bots gets a Ready clock while away
+(:func:`games.table.flow.ready_timed`). Each command comes as ``verify_x`` and ``x``;
+:mod:`games.table.machine` adds ``can_x`` and names them all.
 
 A hosted hand is played once every connected player is done and
 ``reconnect_grace_seconds`` have passed since the disconnect, or at the arrange deadline
@@ -37,6 +38,7 @@ def disconnect(state: TableState, *, position: int, now: float) -> Transition:
     step.update_seat(position, connected=False, hosted=hosted, disconnected_at=now)
     step.emit("disconnected", {"position": position, "hosted": hosted})
     flow.progress(step, now)
+    flow.between_rounds_changed(step, now)
     return step.done()
 
 
@@ -54,4 +56,5 @@ def reconnect(state: TableState, *, position: int, now: float) -> Transition:
     step.update_seat(position, connected=True, hosted=False, disconnected_at=None)
     step.emit("reconnected", {"position": position})
     flow.progress(step, now)
+    flow.between_rounds_changed(step, now)
     return step.done()

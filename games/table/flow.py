@@ -5,6 +5,7 @@ These work on a :class:`~games.table.events.Step` and are only called by the com
 
 * between rounds (waiting, settled) ``deadline`` is the earliest Ready deadline of a player
   who has not pressed Ready, and the round starts as soon as every seated player (≥ 2) is ready;
+  a player's Ready is timed only while someone else waits on it (:func:`ready_timed`);
 * in a round, seats that cannot act are played for — an escaped player at once, a hosted
   (disconnected) player once every connected player is done and its grace has ended, or at
   the arrange deadline (RULES.md §9) — and the comparison starts the moment every hand is in;
@@ -25,6 +26,54 @@ from .arrangements import draft_arrangement
 from .compare import result_payload, score, script
 from .events import Step
 from .state import LOBBY_PHASES, PLAY_PHASES, Json, Phase, SeatState, TableState, arranged_json
+
+
+def ready_timed(state: TableState, seat: SeatState) -> bool:
+    """Whether a seat's Ready runs on the ``ready_seconds`` clock (RULES.md §8.1).
+
+    The clock is there so that nobody keeps the other people at the table waiting. A person
+    with no other person seated — alone, or with bots only — keeps nobody waiting (bots wait
+    for the people and never play among themselves), so the table waits for its Ready with no
+    deadline. The clock runs all the same for a disconnected person (it cannot press Ready,
+    and would hold the seat and the bots for ever), after the last round of a series or a
+    duplicate match (the table is over: its players go back to the room list), at a duplicate
+    match's table (the match's other tables wait for it), and for a bot (the table presses
+    Ready for it at the deadline)."""
+    if seat.bot or state.lockstep or state.match_over or not seat.connected:
+        return True
+    return any(not s.bot and s.position != seat.position for s in state.seats)
+
+
+def retime_ready(step: Step, now: float, *, start: float | None = None) -> None:
+    """Between rounds, give every seat that has not pressed Ready the clock
+    :func:`ready_timed` says it has: a clock that appears starts at ``start`` (default
+    ``now``) and lasts ``ready_seconds`` — when a second person sits down, or a person alone
+    with bots disconnects — and one that disappears is gone — when the other people leave, or
+    the person comes back. A clock already running is kept. Each change is a public
+    ``ready_clock`` event, so every seat's countdown stays right."""
+    state = step.state
+    if state.phase not in LOBBY_PHASES:
+        return
+    begin = now if start is None else start
+    for s in state.seats:
+        if s.ready:
+            continue
+        timed = ready_timed(state, s)
+        if timed and s.ready_deadline is None:
+            deadline: float | None = begin + state.config.ready_seconds
+        elif not timed and s.ready_deadline is not None:
+            deadline = None
+        else:
+            continue
+        step.update_seat(s.position, ready_deadline=deadline)
+        step.emit("ready_clock", {"position": s.position, "ready_deadline": deadline})
+
+
+def between_rounds_changed(step: Step, now: float) -> None:
+    """A connection came or went: between rounds, the Ready clocks follow (``ready_timed``)."""
+    if step.state.phase in LOBBY_PHASES:
+        retime_ready(step, now)
+        refresh_ready_deadline(step)
 
 
 def refresh_ready_deadline(step: Step) -> None:
@@ -59,6 +108,7 @@ def lobby_changed(step: Step, now: float) -> None:
     maybe_start(step, now)
     if step.state.phase not in LOBBY_PHASES:
         return
+    retime_ready(step, now)
     refresh_ready_deadline(step)
     if step.state.phase is Phase.SETTLED and step.state.deadline is None:
         step.set(phase=Phase.WAITING, phase_started_at=now)
@@ -313,10 +363,17 @@ def settle(step: Step, now: float, balances: Mapping[str, int]) -> None:
             step.remove_seat(s.position)
             reason = "escaped" if s.escaped else "left"
             step.emit("left", {"position": s.position, "player": s.player, "reason": reason})
-    ready_deadline = now + state.config.ready_seconds
+    # The Ready clock starts once the settlement is on show: at the end of the comparison's
+    # animation (the comparing phase's deadline, ``compare.script``'s duration), which is now
+    # unless the round is settled early. A seat nobody waits on gets no clock (ready_timed).
+    shown = max(now, state.deadline if state.deadline is not None else now)
+    ready_deadline = shown + state.config.ready_seconds
     for s in step.state.seats:
-        step.update_seat(s.position, ready=False, ready_deadline=ready_deadline)
+        step.update_seat(s.position, ready=False, ready_deadline=None)
     step.set(phase=Phase.SETTLED, phase_started_at=now)
+    for s in step.state.seats:
+        if ready_timed(step.state, s):
+            step.update_seat(s.position, ready_deadline=ready_deadline)
     if step.state.match_over:  # the duplicate match's last deal: its bots go
         for s in step.state.seats:
             if s.bot:
@@ -324,7 +381,8 @@ def settle(step: Step, now: float, balances: Mapping[str, int]) -> None:
                 step.emit("left", {"position": s.position, "player": s.player, "reason": "left"})
         step.emit("match_over", {"round_no": state.round_no})
     refresh_ready_deadline(step)
-    emit_phase(step)
+    clocks = {str(s.position): s.ready_deadline for s in step.state.seats}
+    emit_phase(step, ready_deadlines=clocks)
     lobby_changed(step, now)
 
 
@@ -353,6 +411,7 @@ def ready_timeout(step: Step, now: float) -> None:
         step.set(phase=Phase.WAITING, phase_started_at=now)
     maybe_start(step, now)
     if step.state.phase is Phase.WAITING:
+        retime_ready(step, now)
         refresh_ready_deadline(step)
         if was_settled:
             emit_phase(step)

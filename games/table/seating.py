@@ -42,17 +42,19 @@ def verify_sit(state: TableState, *, player: str, position: int) -> None:
 def sit(
     state: TableState, *, player: str, position: int, now: float, bot: bool = False
 ) -> Transition:
-    """Take a free seat. Between rounds the Ready clock starts now; during a round the new
-    player waits for the next one (its clock starts at settlement). ``bot``: a house player
-    (see :class:`SeatState`)."""
+    """Take a free seat. Between rounds the Ready clock starts now if someone waits on this
+    player (:func:`~games.table.flow.ready_timed`); during a round the new player waits for
+    the next one (its clock starts at settlement). ``bot``: a house player (see
+    :class:`SeatState`)."""
     verify_sit(state, player=player, position=position)
     step = Step(state)
-    deadline = now + state.config.ready_seconds if state.phase in LOBBY_PHASES else None
-    step.add_seat(
-        SeatState(player, position, ready_deadline=deadline, since=state.version + 1, bot=bot)
-    )
+    step.add_seat(SeatState(player, position, since=state.version + 1, bot=bot))
+    deadline = None
+    if state.phase in LOBBY_PHASES and flow.ready_timed(step.state, step.seat(position)):
+        deadline = now + state.config.ready_seconds
+        step.update_seat(position, ready_deadline=deadline)
     step.emit("seated", {"position": position, "player": player, "ready_deadline": deadline})
-    flow.lobby_changed(step, now)
+    flow.lobby_changed(step, now)  # a person sitting beside another starts the other's clock
     return step.done()
 
 

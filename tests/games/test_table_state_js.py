@@ -551,3 +551,52 @@ def test_6_a_hand_sent_live_waits_for_its_suggestions_then_shows_them(tmp_path: 
     assert got["after"] is False
     assert got["shown"] == {"list": follow["suggestions"], "key": None, "fromDeal": True}
     assert got["layout"] == [str(c) for c in game.hand(0)]
+
+
+def test_8_1_each_seats_ready_clock_follows_the_machine(tmp_path: Path) -> None:
+    """A person with a bot: no clock after a round; a second person sitting down brings one
+    (``ready_clock``), leaving takes it away. Replayed by the page, every seat's
+    ``ready_deadline`` is the machine's after each event."""
+    game = Game(0, CONFIG, capacity=3)
+    snapshot = snapshot_for(game.state, 0, now=game.now)
+    game.do(machine.sit, player="p0", position=0)
+    game.do(machine.sit, player="b1", position=1, bot=True)
+    game.ready_all()
+    game.deal()
+    game.fire()
+    game.submit_best(0)
+    game.submit_best(1)
+    game.fire()  # settled
+    checkpoints = {game.state.version: _clocks(game.state)}
+    game.do(machine.sit, player="p2", position=2)
+    checkpoints[game.state.version] = _clocks(game.state)
+    game.do(machine.leave, position=2)
+    checkpoints[game.state.version] = _clocks(game.state)
+    assert checkpoints[max(checkpoints)]["0"] is None
+    assert any(clocks["0"] is not None for clocks in checkpoints.values())
+    got = run_js(
+        tmp_path,
+        """
+        const events = data.events;
+        const states = play(S.applySnapshot(S.initialState(data.cfg), data.snapshot), events);
+        const out = {};
+        states.forEach((state, i) => {
+          if (!(String(events[i].version) in data.checkpoints)) return;
+          const clocks = {};
+          Object.values(state.table.seats).forEach((s) => (clocks[s.position] = s.ready_deadline));
+          out[events[i].version] = clocks;
+        });
+        return out;
+        """,
+        {
+            "cfg": cfg(),
+            "snapshot": snapshot,
+            "events": wire(game.log, state=game.state),
+            "checkpoints": {str(v): c for v, c in checkpoints.items()},
+        },
+    )
+    assert got == {str(v): c for v, c in checkpoints.items()}
+
+
+def _clocks(state: TableState) -> dict[str, float | None]:
+    return {str(s.position): s.ready_deadline for s in state.seats}

@@ -75,13 +75,21 @@ def test_8_1_one_player_alone_never_starts() -> None:
     assert game.state.deadline is None
 
 
-def test_8_1_ready_deadline_starts_when_a_player_sits() -> None:
+def test_8_1_ready_deadline_starts_when_a_player_sits_beside_another() -> None:
     game = Game(0, capacity=3)
     game.do(machine.sit, player="a", position=1)
-    assert game.seat(1).ready_deadline == game.now + 15
-    assert game.state.deadline == game.now + 15
+    assert game.seat(1).ready_deadline is None  # nobody waits on a player alone
+    assert game.state.deadline is None
     game.wait(5)
     game.do(machine.sit, player="b", position=0)
+    # Both clocks start when the second person sits down.
+    assert game.seat(1).ready_deadline == game.now + 15
+    assert game.seat(0).ready_deadline == game.now + 15
+    assert game.state.deadline == game.now + 15
+    clock = game.events("ready_clock")[-1].payload
+    assert clock == {"position": 1, "ready_deadline": game.now + 15}
+    game.wait(5)
+    game.do(machine.sit, player="c", position=2)
     assert game.state.deadline == game.now - 5 + 15  # the earliest pending Ready
 
 

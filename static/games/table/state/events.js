@@ -49,6 +49,10 @@ const SEAT_EVENTS = {
   ready(state, p) {
     return withSeat(state, p.position, { ready: true });
   },
+  // A seat's Ready clock appeared (someone now waits on it) or went (nobody does).
+  ready_clock(state, p) {
+    return withSeat(state, p.position, { ready_deadline: p.ready_deadline });
+  },
   left(state, p) {
     const seats = Object.assign({}, state.table.seats);
     delete seats[p.position];
@@ -118,9 +122,11 @@ const ROUND_EVENTS = {
     if ("arrange_deadline" in p) patch.arrange_deadline = p.arrange_deadline;
     if ("duration_ms" in p) patch.duration_ms = p.duration_ms;
     if (p.phase === "settled") {
-      patch.seats = mapSeats(state.table.seats, () => ({
+      // Each seat's own clock: none for a player nobody waits on (alone with bots).
+      const clocks = p.ready_deadlines || {};
+      patch.seats = mapSeats(state.table.seats, (s) => ({
         ready: false,
-        ready_deadline: p.deadline,
+        ready_deadline: String(s.position) in clocks ? clocks[String(s.position)] : p.deadline,
         in_round: false,
       }));
     }
