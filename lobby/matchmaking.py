@@ -1,10 +1,11 @@
-"""Matchmaking: quick-join (a public table of a kind) and Play now (a table with bots).
+"""Matchmaking: quick-join (a public table of a kind) and Play now (a full table with bots).
 
-Both seat the player at an existing room when one fits and open one otherwise, with the
-default rules or, given a variant (a games.variants slug), any rules of that variant. Players
-arriving together are serialized with PostgreSQL advisory locks, so that they fill one new
-room instead of opening one each; the rooms are then locked and written as every lobby
-service does (`lobby.services`).
+Quick-join seats the player at an existing room when one fits and opens one otherwise, with
+the default rules or, given a variant (a games.variants slug), any rules of that variant.
+Players arriving together are serialized with PostgreSQL advisory locks, so that they fill one
+new room instead of opening one each; the rooms are then locked and written as every lobby
+service does (`lobby.services`). Play now always opens the player's own room, every other seat
+taken by a bot.
 """
 
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from lobby.checks import (
 )
 from lobby.errors import InsufficientCoins, coins
 from lobby.models import BotLevel, Room, RoomStatus, Seat
-from lobby.selectors import bot_rooms_joinable, room_list, seat_for_user
+from lobby.selectors import room_list, seat_for_user
 from lobby.services import room_create
 from lobby.store import (
     ROOM_CREATED,
@@ -46,17 +47,15 @@ from shisanshui.ratelimit import rate_limit_hit
 
 QUICK_JOIN_ROOM_NAME = "快速 Quick"
 # Play now: the base scores tried, highest first (the first the player can afford); the seats
-# and bots of a room it opens (one seat left free for the next player who presses Play now).
+# of the room it opens (fewer if its deck seats fewer), every one taken: the player and bots.
 QUICK_PLAY_BASE_SCORES = (100, 10, 1)
 QUICK_PLAY_SEATS = 4
-QUICK_PLAY_BOTS = 2
 QUICK_PLAY_ROOM_NAME = "快速 Quick · 机器人 Bots"
 # How many candidate rooms quick-join looks at before it opens a new one.
 QUICK_JOIN_CANDIDATES = 20
-# Namespaces of the PostgreSQL advisory locks that serialize quick-joins, Play nows of a base
-# score, and one player's Play nows (any fixed int4s; taken in the order player, then kind).
+# Namespaces of the PostgreSQL advisory locks that serialize quick-joins of a kind, and one
+# player's Play nows (any fixed int4s).
 _QUICK_JOIN_LOCK_SPACE = 0x5353
-_QUICK_PLAY_LOCK_SPACE = 0x5354
 _QUICK_PLAY_USER_LOCK_SPACE = 0x5355
 # Play now's rate limit (settings.RATE_LIMITS).
 QUICK_PLAYS = "lobby.quick_play"
@@ -189,20 +188,21 @@ def quick_play_base_score(*, rules: RuleConfiguration, balance: int) -> int | No
 
 @transaction.atomic
 def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
-    """Play now: seat the player at a table with bots, with the default rules, or with a
-    `variant` (a games.variants slug; None or "" for none): in a room of any rules of that
-    variant, or a new one with `variant_rules` (`no_variant_rules` when no configuration
-    offers it).
+    """Play now: seat the player at a new table full of bots, with the default rules, or with
+    a `variant` (a games.variants slug; None or "" for none): a room with `variant_rules`
+    (`no_variant_rules` when no configuration offers it).
 
-    A player seated already keeps that seat (returned, `seated_now` False; nothing is spent).
-    Otherwise, at the highest of QUICK_PLAY_BASE_SCORES the player can afford: the oldest
-    public open room with bots, a person and a free seat, else a new room of QUICK_PLAY_SEATS
-    seats (fewer if its deck seats fewer) with QUICK_PLAY_BOTS bots (one seat left free). One
-    player's Play nows are serialized (on PostgreSQL), and everyone's at one base score, so
-    that repeated clicks or two tabs never seat a player twice nor open two rooms, and players
-    arriving together fill one room. Refused past the rate "lobby.quick_play"
-    (`rate_limited`), and, when a room must be opened, like `room_create` (`too_many_rooms`,
-    "lobby.room_create"); without the smallest entry minimum, `insufficient_coins`.
+    Every Play now opens its own room of QUICK_PLAY_SEATS seats (fewer if its deck seats
+    fewer) at the highest of QUICK_PLAY_BASE_SCORES the player can afford, and bots take every
+    other seat: the player plays a full table at once. It never seats the player beside
+    another person: a person alone with bots has no Ready clock to fear (the table waits for
+    them, `games.table.flow.ready_timed`), and a stranger sitting down would start one; people
+    who want to play each other quick-join or open a room. A player seated already keeps that
+    seat (returned, `seated_now` False; nothing is spent). One player's Play nows are
+    serialized (on PostgreSQL), so that repeated clicks or two tabs never seat a player twice
+    nor open two rooms. Refused past the rate "lobby.quick_play" (`rate_limited`), and like
+    `room_create` (`too_many_rooms`, "lobby.room_create"); without the smallest entry minimum,
+    `insufficient_coins`.
     """
     variant = checked_optional_variant(variant)
     _advisory_lock(_QUICK_PLAY_USER_LOCK_SPACE, user.pk)  # this player's Play nows, one by one
@@ -219,18 +219,6 @@ def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
         needed = entry_minimum(rules=rules, base_score=QUICK_PLAY_BASE_SCORES[-1])
         raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
 
-    _advisory_lock(_QUICK_PLAY_LOCK_SPACE, base_score)  # then everyone's at this base score
-    joinable = bot_rooms_joinable(
-        base_score=base_score,
-        balance=balance,
-        rules=rules if variant is None else None,
-        variant=variant,
-    )
-    candidates = list(joinable.values_list("pk", flat=True)[:QUICK_JOIN_CANDIDATES])
-    seat = _sit_in_first(user=user, room_ids=candidates)
-    if seat is not None:
-        return QuickPlay(seat=seat, seated_now=True, opened=False)
-
     seats = min(QUICK_PLAY_SEATS, engine_config(rules).max_seats)
     room = room_create(
         owner=user,
@@ -238,6 +226,6 @@ def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
         base_score=base_score,
         seats=seats,
         rules=rules,
-        bots=max(1, min(QUICK_PLAY_BOTS, seats - 2)),  # a seat left for the next player
+        bots=seats - 1,  # every other seat: a full table
     )
     return QuickPlay(seat=Seat.objects.get(room=room, user=user), seated_now=True, opened=True)

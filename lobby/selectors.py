@@ -181,31 +181,6 @@ def room_page(
     )
 
 
-def bot_rooms_joinable(
-    *, base_score: int, balance: int, rules: Any = None, variant: str | None = None
-) -> QuerySet[Room]:
-    """Public open rooms of these rules (or, given `variant`, of any rules of that variant) and
-    base score where bots play beside at least one person, with a free seat and an entry
-    minimum within `balance`: where Play now seats a player before it opens a room. Oldest
-    first (ascending ids: the lobby's lock order)."""
-    kind = Q(rules=rules) if variant is None else variant_filter(checked_variant(variant))
-    return (
-        Room.objects.filter(
-            kind,
-            status=RoomStatus.OPEN,
-            is_private=False,
-            base_score=base_score,
-            entry_minimum__lte=balance,
-        )
-        .annotate(
-            seats_taken=Count("taken_seats"),
-            bots=Count("taken_seats", filter=Q(taken_seats__user__is_bot=True)),
-        )
-        .filter(seats_taken__lt=F("seats"), bots__gt=0, seats_taken__gt=F("bots"))
-        .order_by("id")
-    )
-
-
 def rooms_idle(*, idle_seconds: int, limit: int) -> list[int]:
     """Ids of open rooms nobody has sat in for `idle_seconds` (since their last seat was freed,
     or since they were opened), oldest first: candidates that `room_close_idle` re-checks."""

@@ -65,7 +65,7 @@ def test_play_now_posts_seat_the_player_and_go_to_the_table(page: Client, alice:
     seat = Seat.objects.get(user=alice)
     assert response.status_code == 302
     assert response["Location"] == f"/games/table/{seat.room_id}/"
-    assert Seat.objects.filter(room=seat.room, user__is_bot=True).count() == 2
+    assert Seat.objects.filter(room=seat.room, user__is_bot=True).count() == 3  # a full table
 
 
 def test_repeated_play_now_posts_send_the_player_back_to_the_same_table(

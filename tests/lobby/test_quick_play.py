@@ -16,14 +16,9 @@ from games.rules.config import DEFAULT_CONFIG
 from games.table.state import Phase, SeatState, TableState
 from lobby import errors
 from lobby.checks import default_room_name
-from lobby.matchmaking import (
-    QUICK_PLAY_BOTS,
-    QUICK_PLAY_ROOM_NAME,
-    QUICK_PLAY_SEATS,
-    room_quick_play,
-)
+from lobby.matchmaking import QUICK_PLAY_ROOM_NAME, QUICK_PLAY_SEATS, room_quick_play
 from lobby.models import Room, RoomStatus, Seat
-from lobby.selectors import bot_rooms_joinable, room_list, room_page, seat_in_round
+from lobby.selectors import room_list, room_page, seat_in_round
 from lobby.services import room_close, room_create, room_join, room_leave
 from lobby.signals import round_changes
 from shisanshui.errors import RateLimitedError
@@ -57,7 +52,7 @@ def layer(monkeypatch: pytest.MonkeyPatch) -> RecordingLayer:
 # Play now: where it seats the player.
 
 
-def test_play_now_opens_a_bot_room_with_a_seat_left_for_the_next_player(alice: User) -> None:
+def test_play_now_opens_a_full_table_the_player_and_bots(alice: User) -> None:
     played = room_quick_play(user=alice)
 
     room = played.seat.room
@@ -66,42 +61,33 @@ def test_play_now_opens_a_bot_room_with_a_seat_left_for_the_next_player(alice: U
     assert room.name == QUICK_PLAY_ROOM_NAME and not room.is_private
     assert room.seats == QUICK_PLAY_SEATS == 4 and room.base_score == 100
     assert room.rules.is_default and room.owner == alice
-    assert bots_of(room) == QUICK_PLAY_BOTS == 2
-    assert Seat.objects.filter(room=room).count() == 3  # one seat free
+    assert bots_of(room) == 3 and people_of(room) == [alice.pk]
+    assert Seat.objects.filter(room=room).count() == room.seats  # no seat free
+    state = table_store.state_of(Table.objects.get(room=room))
+    assert len(state.seats) == 4
+    me = state.seat_of(str(alice.pk))
+    assert me is not None and me.ready_deadline is None  # nobody waits on the player
 
 
-def test_the_next_player_joins_that_room_and_the_one_after_opens_another(
-    alice: User, bob: User, carol: User
+def test_every_play_now_opens_its_own_full_room(alice: User, bob: User, carol: User) -> None:
+    rooms = [room_quick_play(user=p).seat.room for p in (alice, bob, carol)]
+
+    assert len({r.pk for r in rooms}) == 3 and Room.objects.count() == 3
+    for room, person in zip(rooms, (alice, bob, carol), strict=True):
+        assert people_of(room) == [person.pk] and bots_of(room) == 3
+
+
+def test_play_now_never_sits_the_player_beside_another_person(
+    make_player: MakePlayer, alice: User
 ) -> None:
-    first = room_quick_play(user=alice).seat.room
-
-    joined = room_quick_play(user=bob)
-    opened = room_quick_play(user=carol)
-
-    assert joined.seated_now and not joined.opened and joined.seat.room == first
-    assert people_of(first) == sorted([alice.pk, bob.pk]) and bots_of(first) == 2
-    assert opened.opened and opened.seat.room != first
-    assert Room.objects.count() == 2
-
-
-def test_play_now_passes_over_rooms_that_do_not_fit(
-    make_player: MakePlayer, alice: User, bob: User
-) -> None:
-    owners = [make_player() for _ in range(4)]
-    no_bots = room_create(owner=owners[0], name="People", base_score=100, seats=4)
-    private = room_create(
-        owner=owners[1], name="Secret", base_score=100, seats=4, private=True, bots=1
-    )
-    other_stake = room_create(owner=owners[2], name="Cheap", base_score=10, seats=4, bots=1)
-    full = room_create(owner=owners[3], name="Full", base_score=100, seats=2, bots=1)
+    owner = make_player()
+    # A room with bots, a person and free seats: the person opened it for friends.
+    theirs = room_create(owner=owner, name="Bots and a seat", base_score=100, seats=4, bots=1)
 
     played = room_quick_play(user=alice)
 
-    assert played.opened
-    assert played.seat.room not in (no_bots, private, other_stake, full)
-    assert list(bot_rooms_joinable(rules=no_bots.rules, base_score=100, balance=10**9)) == [
-        played.seat.room
-    ]
+    assert played.opened and played.seat.room != theirs
+    assert people_of(theirs) == [owner.pk]
 
 
 def test_a_player_already_seated_is_sent_back_and_nothing_is_written_or_spent(
@@ -196,7 +182,7 @@ def test_one_player_clicking_play_now_twice_at_once_gets_one_seat(
 
 
 @requires_postgresql
-def test_players_pressing_play_now_together_fill_a_room_before_opening_another(
+def test_players_pressing_play_now_together_get_a_full_room_each(
     transactional_db: None, make_player: MakePlayer
 ) -> None:
     players = [make_player() for _ in range(3)]
@@ -204,11 +190,11 @@ def test_players_pressing_play_now_together_fill_a_room_before_opening_another(
     results = race(*[lambda p=p: room_quick_play(user=p) for p in players])
 
     assert all(not isinstance(r, Exception) for r in results), results
-    assert sum(r.opened for r in results) == 2  # the second fills the first room's free seat
-    assert Room.objects.count() == 2
-    assert sorted(Seat.objects.filter(user__is_bot=False).values_list("room", flat=True)) == [
-        *sorted(r.seat.room_id for r in results)
-    ]
+    assert all(r.opened for r in results) and Room.objects.count() == 3
+    for result in results:
+        room = result.seat.room
+        assert Seat.objects.filter(room=room).count() == room.seats == 4
+        assert people_of(room) == [result.seat.user_id]
     assert ledger_audit().ok and total_coins() == 0
 
 
@@ -234,8 +220,8 @@ def test_a_room_its_bots_leave_empty_closes_at_once(
 
 
 def test_a_bot_room_stays_open_while_a_person_is_left(alice: User, bob: User) -> None:
-    room = room_quick_play(user=alice).seat.room
-    room_quick_play(user=bob)
+    room = room_create(owner=alice, name="Bots", base_score=100, seats=4, bots=2)
+    room_join(user=bob, room_id=room.pk)
 
     room_leave(user=alice)
 
@@ -262,11 +248,17 @@ def test_a_ready_timeout_that_sends_the_last_person_away_closes_the_bot_room(
 ) -> None:
     room = room_create(owner=alice, name="Bots", base_score=10, seats=3, bots=2)
     table = Table.objects.get(room=room)
-    state = TableState.from_dict(table.state)
-    assert state.deadline is not None
-    monkeypatch.setattr(table_store, "clock", lambda: state.deadline)
-
-    table_services.table_timeout(table_id=table.pk, version=state.version, phase=state.phase.value)
+    # Alone with bots the person has no Ready clock; away, it has one.
+    assert TableState.from_dict(table.state).seat(0).ready_deadline is None  # type: ignore[union-attr]
+    table_services.table_disconnect(user=alice, room=room)
+    for _timer in range(3):  # the bots' Ready deadline, then the person's
+        state = TableState.from_dict(Table.objects.get(pk=table.pk).state)
+        if state.deadline is None:
+            break
+        monkeypatch.setattr(table_store, "clock", lambda at=state.deadline: at)
+        table_services.table_timeout(
+            table_id=table.pk, version=state.version, phase=state.phase.value
+        )
 
     room.refresh_from_db()
     assert room.status == RoomStatus.CLOSED

@@ -20,7 +20,7 @@ from games.rules.config import RuleConfig
 from games.rules.presets import preset_config
 from games.variants import VARIANT_HELP, VARIANTS
 from lobby import errors
-from lobby.matchmaking import QUICK_PLAY_BOTS, QUICK_PLAY_SEATS, room_quick_join, room_quick_play
+from lobby.matchmaking import QUICK_PLAY_SEATS, room_quick_join, room_quick_play
 from lobby.models import SEAT_COUNTS, Room, RoomStatus, Seat
 from lobby.selectors import room_list, variant_rules, variants_offered
 from lobby.services import room_create, room_join, room_leave
@@ -406,7 +406,7 @@ def test_which_configuration_a_variant_opens_rooms_with(
     assert "duoerse" not in variants_offered()
 
 
-def test_play_now_with_a_variant_opens_then_fills_a_room_of_it(
+def test_play_now_with_a_variant_opens_a_full_room_of_it(
     decks: dict[str, RuleConfiguration], alice: User, bob: User, carol: User
 ) -> None:
     first = room_quick_play(user=alice, variant="duoyise")
@@ -414,22 +414,11 @@ def test_play_now_with_a_variant_opens_then_fills_a_room_of_it(
     other = room_quick_play(user=carol)  # no variant: the default rules
 
     room = first.seat.room
-    assert first.opened and not second.opened
+    assert first.opened and second.opened and second.seat.room != room
     assert (room.rules, room.seats) == (decks["duoyise"], QUICK_PLAY_SEATS)
-    assert Seat.objects.filter(room=room, user__is_bot=True).count() == QUICK_PLAY_BOTS
-    assert second.seat.room == room
+    assert Seat.objects.filter(room=room, user__is_bot=True).count() == QUICK_PLAY_SEATS - 1
+    assert second.seat.room.rules == decks["duoyise"]
     assert other.opened and other.seat.room.rules == decks["classic"]
-
-
-def test_play_now_of_a_variant_joins_a_room_of_any_rules_of_it(
-    decks: dict[str, RuleConfiguration], alice: User, bob: User
-) -> None:
-    both = configuration("多一色癞子 Both", RuleConfig(extra_suits=1, jokers=2))
-    theirs = room_create(owner=alice, name="Both", base_score=100, seats=5, rules=both, bots=2)
-
-    played = room_quick_play(user=bob, variant="laizi")
-
-    assert played.seat.room == theirs and not played.opened
 
 
 def test_play_now_caps_its_seats_at_the_decks(
@@ -442,8 +431,7 @@ def test_play_now_caps_its_seats_at_the_decks(
 
     room = played.seat.room
     assert (room.rules, room.seats) == (three, 3)
-    assert Seat.objects.filter(room=room, user__is_bot=True).count() == 1  # a seat left
-    assert room_quick_play(user=bob, variant="duosanzhang").seat.room == room
+    assert Seat.objects.filter(room=room, user__is_bot=True).count() == 2  # every other seat
 
 
 @pytest.mark.parametrize("bad", ["bogus", "Laizi", 5, ["laizi"], {"x": 1}, True])
