@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.selectors import wallet_balance
+from games.live import sent_away
 from games.live.matches import match_create
 from games.models import RuleConfiguration
 from games.variants import CLASSIC, VARIANT_HELP, variant_name
@@ -67,6 +68,16 @@ LEFT_MESSAGES: dict[str, Promise] = {
         "back to the room list. The results stay on the match's or the series' page."
     ),
     "kicked": _lazy("You were removed from the table."),
+    "escaping": _lazy(
+        "You left during a round: it is played out for you, and you pay the escape penalty "
+        "when it is settled."
+    ),
+    "escaped_disconnected": _lazy(
+        "You were disconnected during a round and not back before it was settled: it was "
+        "played out for you, you paid the escape penalty, and the table sent you back to the "
+        "room list."
+    ),
+    "not_seated": _lazy("You are no longer seated at that table."),
     "insufficient_coins": _lazy(
         "You no longer had the table's entry minimum, so the table sent you back to the room list."
     ),
@@ -77,6 +88,17 @@ def left_message(reason: str | None) -> str:
     """The message for a ?left= reason, in the active language; "" for anything else."""
     message = LEFT_MESSAGES.get(reason or "")
     return str(message) if message is not None else ""
+
+
+def _left_reason(request: HttpRequest) -> str | None:
+    """Why the player is back here: the reason the table sent it away while it was not there
+    to hear it (its own note, told once: ``games.live.sent_away``), else what the table page
+    said (?left=). A note is forgotten once the lobby is shown, whichever is told."""
+    note = sent_away.pop(user_id=request.user.pk)
+    given = request.GET.get("left")
+    if note is not None and given in (None, "", "not_seated"):
+        return note["reason"]
+    return given
 
 
 @login_required
@@ -115,7 +137,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "seat": seat,
         "in_round": in_round,
         "seat_text": _banner_text(seat, in_round=in_round) if seat else "",
-        "left_message": left_message(request.GET.get("left")),
+        "left_message": left_message(_left_reason(request)),
         "balance": balance,
         "quick_play": _quick_play_terms(balance),
         "play_variants": _play_variants(),

@@ -23,10 +23,12 @@ import uuid
 from typing import Any
 
 from django.utils import translation
+from django.utils.translation import gettext
 
 from accounts.models import User
 from games.live import notify as table_notify
 from games.live import reads as table_reads
+from games.live import sent_away
 from games.live import services as table_services
 from games.live.frames import (
     ACTIONS,
@@ -123,7 +125,7 @@ class TableConsumer(Consumer):
             # Not seated here: a spectator, where the room allows it.
             self.watch = await on_side(table_reads.table_watch_for)(user=user, room_id=room_id)
             if self.watch is None:
-                await self.close(code=CLOSE_NOT_SEATED)
+                await self._refuse_not_seated(user_id=user.pk, room_id=room_id)
                 return
             await self._join(table_notify.table_public_group(self.watch.table_id))
             await on_side(table_services.table_watchers_change)(
@@ -150,6 +152,22 @@ class TableConsumer(Consumer):
     async def _leave_groups(self) -> None:
         for name in self.groups:
             await self.channel_layer.group_discard(name, self.channel_name)
+
+    async def _refuse_not_seated(self, *, user_id: int, room_id: int) -> None:
+        """No seat here, and nothing to watch: accepted only to say so (a handshake refused
+        outright reaches a browser as a dropped connection, tried again for ever) — with the
+        reason the table sent this player away from this room, when it did — then closed
+        (4403). The reason is the player's own note (``games.live.sent_away``), left in place
+        for the lobby to show."""
+        note = await on_side(sent_away.peek)(user_id=user_id)
+        with translation.override(self.language):
+            message = gettext("You are not seated at this table.")
+        error: dict[str, Any] = {"code": "not_seated", "message": message}
+        if note is not None and note["room"] == room_id:
+            error["reason"] = note["reason"]
+        await self.accept()
+        await self.send_error(None, error)
+        await self.close(code=CLOSE_NOT_SEATED)
 
     async def disconnect(self, code: int) -> None:
         if self.watch is not None:
@@ -284,13 +302,19 @@ class TableConsumer(Consumer):
             raise UnknownMessageType(type=json.dumps(kind[:40], ensure_ascii=False))
 
     async def welcome_spectator(self, request_id: str | int | None) -> None:
-        """The public snapshot (``views.snapshot_for`` with no seat): every version is passed."""
+        """The public snapshot (``views.snapshot_for`` with no seat): every version is passed.
+        A watcher the table sent away from this room while it was not there to hear it (a
+        player's page coming back) is told why: ``sent_away``, its own note's reason."""
         assert self.watch is not None
         view = await on_side(table_reads.table_resync)(
             table_id=self.watch.table_id, player="", since=None
         )
         self.version = int(view["version"])
-        await self.send_json({"type": "welcome", "id": request_id, "position": None, **view})
+        welcome = {"type": "welcome", "id": request_id, "position": None, **view}
+        note = await on_side(sent_away.peek)(user_id=self.user.pk)
+        if note is not None and note["room"] == self.watch.room.pk:
+            welcome["sent_away"] = note["reason"]
+        await self.send_json(welcome)
 
     async def welcome(
         self, request_id: str | int | None, since: int | None, *, repair: bool = False

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 
 from accounts.selectors import wallet_balance
 from games.labels import CATEGORY_EN, category_name, special_name
+from games.live import sent_away
 from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
 from games.table.chat import MAX_TEXT_CHARS, PHRASES, REACTIONS
@@ -30,10 +31,13 @@ SOUNDS = ("gun", "home_run", "deal", "settle")
 def table(request: HttpRequest, room_id: int) -> HttpResponse:
     """The live table of the room the player sits in; the page itself is static/games/table/,
     driven by the table's WebSocket (docs/protocol.md). Anyone not seated there goes back to
-    the lobby."""
+    the lobby, which says why when the table sent the player away from this room."""
     seat = seat_view(user=request.user)
     if seat is None or seat["room"]["id"] != room_id:
-        messages.error(request, _("You are not seated at that table. Join a room first."))
+        note = sent_away.peek(user_id=request.user.pk)
+        if note is None or note["room"] != room_id:
+            messages.error(request, _("You are not seated at that table. Join a room first."))
+        # else the lobby says why the table sent the player away (and forgets it)
         return redirect("lobby:index")
     return _table_page(request, seat["room"], position=seat["position"])
 

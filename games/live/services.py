@@ -27,7 +27,7 @@ from django.db.models.functions import Greatest
 from django.dispatch import Signal
 
 from accounts.models import Account, User
-from games.live import store
+from games.live import sent_away, store
 from games.live.deal import deal_round
 from games.live.notify import notify_on_commit
 from games.live.reads import parsed_cards, seat_position
@@ -79,6 +79,8 @@ def table_sit(*, user: User, room: Room) -> Transition:
     if position is None:
         raise TableError("not_in_room", "take a seat in the room first")
     table = store.locked(room=room)
+    user_id = user.pk
+    transaction.on_commit(lambda: sent_away.forget(user_id=user_id), robust=True)
     return _apply_command(
         table=table,
         command=lambda s, now: machine.sit(
@@ -360,6 +362,9 @@ def _apply_command(
     left = [int(e.payload["player"]) for e in events if e.type == "left"]
     if left:
         players_left.send(sender=Table, room_id=table.room_id, user_ids=left)
+        # Told to a player who was not there to hear it when it comes back.
+        reasons = sent_away.reasons_sent_away(before, events)
+        sent_away.record_on_commit(room_id=table.room_id, reasons=reasons)
 
     table_id = table.pk
     notify_on_commit(

@@ -72,6 +72,7 @@ function start() {
       leaving: false, // the player asked to leave (no escape to warn about)
       settledAt: 0, // when the last settlement arrived (ms), for "keep playing"
       autoReadyRound: -1, // the round after which "keep playing" pressed Ready
+      goneReason: null, // why the table sent me away while the page was not connected
     },
     nowSec: () => Date.now() / 1000 + page.skew,
     landed: () => schedule.landed(),

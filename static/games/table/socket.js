@@ -9,6 +9,9 @@ import { showClosed, setConnection } from "./views/dialogs.js";
 
 // Reasons the lobby explains (?left=…) when the table sends a player back to the room list.
 const LOBBY_REASONS = ["ready_timeout", "escaped", "insufficient_coins", "left", "match_over"];
+// Reasons the socket may give for a seat that is gone when the page comes back to it (its
+// refusal, 4403): the lobby says them (?left=…).
+const GONE_REASONS = LOBBY_REASONS.concat(["escaped_disconnected"]);
 
 function coinText(value) {
   return typeof value === "number" ? number(value) : "?";
@@ -41,6 +44,13 @@ export function createSocket(page, { server, storage, controls }) {
     url: cfg.ws_url,
     since: () => page.state.table.version || null,
     onWelcome(message) {
+      if (!cfg.spectator && message.position === null) {
+        // My seat is gone (a room that may be watched welcomes me as a watcher): why, if the
+        // table sent me away while this page was not connected.
+        ui.goneReason = GONE_REASONS.includes(message.sent_away) ? message.sent_away : null;
+        closeForGood("not_seated");
+        return;
+      }
       setConnection(root, "live");
       // A `suggest` asked on a socket that dropped is never answered: forget it and ask again
       // for the cards then kept (not "Finding suggestions…" for good).
@@ -78,12 +88,20 @@ export function createSocket(page, { server, storage, controls }) {
           window.location.href = cfg.lobby_url;
           return;
         }
-        toast(_("You left the round: it is played for you."));
+        // An escape: the round is played out without the player, who asked to go.
+        ui.leaving = true;
+        window.location.href = cfg.lobby_url + "?left=escaping";
+        return;
       }
       page.render();
     },
     onError(message, type) {
       const error = message.error || {};
+      if (error.code === "not_seated") {
+        // The seat is gone (the socket closes next, 4403): why, if the table sent me away.
+        ui.goneReason = GONE_REASONS.includes(error.reason) ? error.reason : null;
+        return;
+      }
       if (type === "submit") ui.submitting = false;
       if (type === "draft") {
         controls.draftAnswered(false, error);
@@ -125,6 +143,12 @@ export function createSocket(page, { server, storage, controls }) {
     const unread = Boolean(table.result) && ui.settlementSeen < table.round_no;
     if (reason === "left" && ui.leaving && table.phase !== "comparing") {
       window.location.href = cfg.lobby_url;
+      return;
+    }
+    if (reason === "not_seated" && ui.goneReason) {
+      // Sent away while this page was not connected: the lobby says why.
+      storage.markSettlementSeen(page);
+      window.location.href = cfg.lobby_url + "?left=" + encodeURIComponent(ui.goneReason);
       return;
     }
     let href = null;

@@ -34,6 +34,7 @@ from accounts.services import user_signup
 from games.live import deal as table_deal
 from games.live import notify as table_notify
 from games.live import reads as table_reads
+from games.live import sent_away
 from games.live import services as table_services
 from games.live import store as table_store
 from games.live import threads as table_threads
@@ -491,11 +492,75 @@ async def test_a_player_not_seated_in_the_room_is_refused(clock: Clock) -> None:
     room.allow_spectators = False  # (where spectators may watch, carol would be one)
     await database_sync_to_async(room.save)(update_fields=["allow_spectators"])
     carol = await database_sync_to_async(make_player)("carol")
-    communicator = await communicator_for(carol, room.pk)
+    for room_id in (room.pk, 999_999):
+        error = await refused_not_seated(carol, room_id)
+        assert error["code"] == "not_seated" and "reason" not in error
 
-    assert await communicator.connect(timeout=TIMEOUT) == (False, 4403)
-    communicator = await communicator_for(carol, 999_999)
-    assert await communicator.connect(timeout=TIMEOUT) == (False, 4403)
+
+async def refused_not_seated(user: User, room_id: int) -> dict[str, Any]:
+    """Connect: accepted only to be told there is no seat here (a browser would take a refused
+    handshake for a dropped connection), then closed 4403. The error frame's ``error``."""
+    communicator = await communicator_for(user, room_id)
+    assert await communicator.connect(timeout=TIMEOUT) == (True, None)
+    frame = await communicator.receive_json_from(timeout=TIMEOUT)
+    assert frame["type"] == "error" and frame["id"] is None
+    assert (await communicator.receive_output(timeout=TIMEOUT)) == {
+        "type": "websocket.close",
+        "code": 4403,
+    }
+    return dict(frame["error"])
+
+
+async def test_a_player_sent_away_while_disconnected_is_told_why_once_back(
+    clock: Clock, sockets: Callable[..., Any]
+) -> None:
+    room, (alice, bob) = await make_room(["alice", "bob"])
+    room.allow_spectators = False  # (see below for a room that may be watched)
+    await database_sync_to_async(room.save)(update_fields=["allow_spectators"])
+    a = await sockets(alice, room)
+    await sockets(bob, room)
+    await a.communicator.disconnect()  # alice's network drops; bob presses Ready
+    await database_sync_to_async(table_services.table_ready)(user=bob, room=room)
+    await timeout(room, clock, "waiting")  # alice's Ready deadline: back to the room list
+
+    error = await refused_not_seated(alice, room.pk)
+    assert error == {
+        "code": "not_seated",
+        "message": "You are not seated at this table.",
+        "reason": "ready_timeout",
+    }
+    # Only hers, and only for that room: bob (seated) and another room hear nothing of it.
+    other, _people = await make_room(["carol"])
+    other.allow_spectators = False
+    await database_sync_to_async(other.save)(update_fields=["allow_spectators"])
+    assert "reason" not in await refused_not_seated(alice, other.pk)
+    assert await database_sync_to_async(sent_away.peek)(user_id=bob.pk) is None
+    # The lobby tells her once, then forgets it.
+    client = Client()
+    await database_sync_to_async(client.force_login)(alice)
+    page = await database_sync_to_async(client.get)("/lobby/")
+    assert "did not press Ready in time" in page.content.decode()
+    again = await database_sync_to_async(client.get)("/lobby/")
+    assert "did not press Ready in time" not in again.content.decode()
+    assert "reason" not in await refused_not_seated(alice, room.pk)
+
+
+async def test_a_player_sent_away_from_a_room_that_may_be_watched_is_told_why_in_the_welcome(
+    clock: Clock, sockets: Callable[..., Any]
+) -> None:
+    room, (alice, bob) = await make_room(["alice", "bob"])
+    a = await sockets(alice, room)
+    await sockets(bob, room)
+    await a.communicator.disconnect()
+    await database_sync_to_async(table_services.table_ready)(user=bob, room=room)
+    await timeout(room, clock, "waiting")
+
+    back = await sockets(alice, room)  # welcomed as a watcher, and told why
+    assert back.welcome is not None and back.welcome["position"] is None
+    assert back.welcome["sent_away"] == "ready_timeout"
+    carol = await database_sync_to_async(make_player)("carol")
+    watcher = await sockets(carol, room)  # any other watcher is told nothing
+    assert watcher.welcome is not None and "sent_away" not in watcher.welcome
 
 
 async def test_bad_messages_get_an_error_frame_and_change_nothing(

@@ -1,5 +1,6 @@
-// Dialogs: the special hand question, the question before leaving mid-round (any link, form,
-// Leave, or closing the tab), and the banner when the table is closed for good.
+// Dialogs: the special hand question, the one question before leaving mid-round (any link,
+// form or Leave asks in the page; closing the tab or going back, the browser asks), and the
+// banner when the table is closed for good.
 import { escapeRisk, penaltyCoins, specialWater, choosing, inRound } from "../state.js";
 import { _, fmt, $, number } from "./common.js";
 import { setAside } from "./seats.js";
@@ -93,6 +94,11 @@ export function leaveQuestion(state) {
 
 // The in-page question; `then` runs if the player confirms.
 let onLeaveConfirmed = null;
+// The player answered "Leave" to the in-page question: it is the only question, so the
+// browser's own ("Leave site?") is not asked after it. Paths the page cannot ask on (closing
+// the tab, the back button, an address typed) get the browser's question alone; nothing is
+// sent before it is answered, so "Stay" there costs nothing.
+let leaveAnswered = false;
 export function askLeave(state, then) {
   onLeaveConfirmed = then;
   $("leave-question").textContent = leaveQuestion(state);
@@ -137,7 +143,7 @@ export function setUpLeave(ctx) {
     true,
   );
   window.addEventListener("beforeunload", (event) => {
-    if (!escapeRisk(ctx.state)) return;
+    if (leaveAnswered || !escapeRisk(ctx.state)) return;
     event.preventDefault();
     event.returnValue = leaveQuestion(ctx.state); // browsers show their own words; ours are in the page
   });
@@ -145,6 +151,7 @@ export function setUpLeave(ctx) {
   if (leaveButton) leaveButton.addEventListener("click", ctx.onLeaveButton);
   $("leave-confirm").addEventListener("click", () => {
     const then = onLeaveConfirmed;
+    leaveAnswered = true;
     closeLeaveDialog();
     if (then) then();
   });
