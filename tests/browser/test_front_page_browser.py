@@ -109,7 +109,7 @@ def test_a_newcomer_plays_now_and_the_lobby_leads_back_to_the_table(
     seat = Seat.objects.select_related("room").get(user=user)
     room = seat.room
     assert page.url == f"{base}/games/table/{room.pk}/"
-    assert Seat.objects.filter(room=room, user__is_bot=True).count() == 2
+    assert Seat.objects.filter(room=room, user__is_bot=True).count() == 3  # a full table
     expect(page.get_by_test_id("connection-state")).to_have_attribute(
         "data-state", "live", timeout=SERVER
     )
@@ -127,18 +127,22 @@ def test_a_newcomer_plays_now_and_the_lobby_leads_back_to_the_table(
     expect(page.locator("#play-now")).to_be_hidden()
     shot(page, "lobby-seated-desktop")
 
-    # On a phone, another player sees the room (a seat is free) and can reach every Join.
+    # On a phone, another player sees the room (full: Play now filled it with bots) and can
+    # reach every Join.
     host = make_player("host")
-    room_create(
+    private = room_create(
         owner=host, name="A rather long room name for phones", base_score=10, seats=3, private=True
     )
     log_in(phone, live_platform, make_player("phoner"))
     phone.goto(f"{base}/lobby/")
     expect(phone.locator("#lobby-live")).to_have_attribute("data-state", "online", timeout=PAGE)
     expect(phone.get_by_test_id("play-now")).to_be_visible()
-    join = phone.locator(f"#lobby-rooms tr[data-room='{room.pk}'] .join-form button")
+    expect(phone.locator(f"#lobby-rooms tr[data-room='{room.pk}']")).to_have_count(1)
+    full = phone.locator(f"#lobby-rooms tr[data-room='{room.pk}'] .join-form button")
+    expect(full).to_be_hidden()
+    join = phone.locator(f"#lobby-rooms tr[data-room='{private.pk}'] .join-form button")
     expect(join).to_be_visible()
-    assert assert_inside_viewport(phone, "#lobby-rooms .join-form button") == 2
+    assert assert_inside_viewport(phone, "#lobby-rooms .join-form button") == 1
     assert assert_inside_viewport(phone, "#lobby-rooms .join-form input.code") == 1
     assert_reachable(phone, join)
     phone.evaluate("window.scrollTo(0, 0)")
