@@ -432,10 +432,14 @@ def test_bots_left_alone_leave_so_no_round_starts_among_them() -> None:
     assert "round_start" not in [e.type for e in fixed.events]
 
 
-def test_a_ready_timeout_of_the_last_person_takes_the_bots_away(world: World) -> None:
+def test_a_person_alone_with_bots_is_waited_for_until_it_drops(world: World) -> None:
     alice = make_player("alice")
     room = bot_room(alice)
 
+    timeout(world, room)  # the bots' Ready deadline: the table presses Ready for them
+    state = state_of(room)
+    assert state.seat_of(str(alice.pk)) is not None and state.deadline is None  # no clock
+    table_services.table_disconnect(user=alice, room=room)  # away: a Ready clock after all
     timeout(world, room)  # Alice never pressed Ready
 
     assert Seat.objects.filter(room=room).count() == 0

@@ -14,12 +14,11 @@ from channels.db import database_sync_to_async
 from games.models import Table
 from lobby.selectors import room_view
 from tests.games.live.test_consumers import (
-    TIMEOUT,
     Clock,
     best_rows,
     clock,  # noqa: F401  (the fixture)
-    communicator_for,
     make_room,
+    refused_not_seated,
     round_rows,
     sockets,  # noqa: F401  (the fixture)
     state_of,
@@ -121,8 +120,8 @@ async def test_a_room_that_cannot_be_watched_refuses_the_spectator(
             status="closed", closed_at=timezone.now()
         )
     carol = await database_sync_to_async(make_player)("carol")
-    communicator = await communicator_for(carol, room.pk)
-    assert await communicator.connect(timeout=TIMEOUT) == (False, 4403)
+    error = await refused_not_seated(carol, room.pk)
+    assert error["code"] == "not_seated" and "reason" not in error
     assert await watchers(room) == 0
 
 
