@@ -91,14 +91,13 @@ def left_message(reason: str | None) -> str:
 
 
 def _left_reason(request: HttpRequest) -> str | None:
-    """Why the player is back here: the reason the table sent it away while it was not there
-    to hear it (its own note, told once: ``games.live.sent_away``), else what the table page
-    said (?left=). A note is forgotten once the lobby is shown, whichever is told."""
+    """Why the player is back here: the reason the table last sent it away (its own note,
+    told once: ``games.live.sent_away``; forgotten whenever it sits down, so it is the latest
+    and a link's ?left= cannot say otherwise), else what the table page said (?left=)."""
     note = sent_away.pop(user_id=request.user.pk)
-    given = request.GET.get("left")
-    if note is not None and given in (None, "", "not_seated"):
+    if note is not None:
         return note["reason"]
-    return given
+    return request.GET.get("left")
 
 
 @login_required

@@ -68,3 +68,24 @@ def test_a_rolled_back_removal_leaves_no_note() -> None:
         sent_away.record_on_commit(room_id=7, reasons={1: "ready_timeout"})
         raise RuntimeError
     assert sent_away.peek(user_id=1) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_lobby_tells_the_players_own_note_once_whatever_a_link_says() -> None:
+    from django.test import Client
+
+    from tests.games.table_helpers import make_player
+
+    alice, bob = make_player("alice"), make_player("bob")
+    cache.set(f"table-sent-away:{alice.pk}", {"room": 1, "reason": "ready_timeout"})
+    client = Client()
+    client.force_login(alice)
+
+    page = client.get("/lobby/?left=left").content.decode()  # a link cannot say otherwise
+    assert "did not press Ready in time" in page and "You left the table." not in page
+    assert "did not press Ready in time" not in client.get("/lobby/").content.decode()
+    client.force_login(bob)  # nobody else hears of it
+    cache.set(f"table-sent-away:{alice.pk}", {"room": 1, "reason": "ready_timeout"})
+    assert "did not press Ready in time" not in client.get("/lobby/").content.decode()
+    assert sent_away.peek(user_id=alice.pk) is not None
+    cache.delete(f"table-sent-away:{alice.pk}")
