@@ -314,18 +314,19 @@ def rules_max_seats(*, rules: RuleConfiguration) -> int | None:
 
 
 def variant_row(*, rules: RuleConfiguration) -> VariantRow:
-    """The variant of a room's rules: its tags and its badge, in the active language and in
-    both (no tags, empty labels, for an invalid deck: no room can be opened with it)."""
+    """The variant of a room's rules: its tags and its badge (its preset's when its rules play
+    one, else its deck's), in the active language and in both (no tags, empty labels, for an
+    invalid deck: no room can be opened with it)."""
     deck = rules_deck(rules=rules)
     if deck is None:
         return {"tags": [], "label": "", "labels": {"zh": "", "en": ""}}
     labels: VariantLabels = {
-        "zh": variant_badge(deck, chinese=True),
-        "en": variant_badge(deck, chinese=False),
+        "zh": variant_badge(deck, chinese=True, preset=rules.preset),
+        "en": variant_badge(deck, chinese=False, preset=rules.preset),
     }
     chinese = (get_language() or "").lower().startswith("zh")
     return {
-        "tags": list(variant_tags(deck)),
+        "tags": list(variant_tags(deck, rules.preset)),
         "label": labels["zh"] if chinese else labels["en"],
         "labels": labels,
     }
@@ -344,11 +345,11 @@ def variant_rules(*, variant: str) -> RuleConfiguration | None:
 def variants_offered() -> list[str]:
     """The variant slugs some configuration offers, in VARIANTS' order (one query)."""
     offered: set[str] = set()
-    decks = RuleConfiguration.objects.values_list("extra_suits", "jokers", "spare_cards")
-    for extra_suits, jokers, spare_cards in decks.distinct():
+    decks = RuleConfiguration.objects.values_list("extra_suits", "jokers", "spare_cards", "preset")
+    for extra_suits, jokers, spare_cards, preset in decks.distinct():
         deck = _deck(extra_suits, jokers, spare_cards)
         if deck is not None:
-            offered.update(variant_tags(deck))
+            offered.update(variant_tags(deck, preset))
     return [slug for slug in VARIANTS if slug in offered]
 
 
