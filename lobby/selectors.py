@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 
 from accounts.models import User
+from games.labels import DataNames, data_name, data_names
 from games.models import RuleConfiguration, Table
 from games.rules.config import RuleConfig
 from games.rules.errors import ConfigError
@@ -42,7 +43,8 @@ class PlayerRow(TypedDict):
 
 class RulesRow(TypedDict):
     id: int
-    name: str
+    name: str  # in the active language (games.labels.data_name)
+    names: DataNames  # both (a live row's reader picks)
 
 
 class VariantLabels(TypedDict):
@@ -66,7 +68,8 @@ class MatchRow(TypedDict):
 
 class RoomRow(TypedDict):
     id: int
-    name: str
+    name: str  # in the active language (games.labels.data_name)
+    names: DataNames  # both (a live row's reader picks)
     rules: RulesRow
     variant: VariantRow
     base_score: int
@@ -241,8 +244,13 @@ def room_row(*, room: Room, seats: Iterable[Seat] | None = None) -> RoomRow:
         seats = sorted(seats, key=lambda seat: seat.position)
     return {
         "id": room.pk,
-        "name": room.name,
-        "rules": {"id": room.rules.pk, "name": room.rules.name},
+        "name": data_name(room.name),
+        "names": data_names(room.name),
+        "rules": {
+            "id": room.rules.pk,
+            "name": data_name(room.rules.name),
+            "names": data_names(room.rules.name),
+        },
         "variant": variant_row(rules=room.rules),
         "base_score": room.base_score,
         "seats": room.seats,
