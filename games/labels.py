@@ -154,6 +154,12 @@ def data_names(name: str) -> DataNames:
     return {"zh": name, "en": name}
 
 
+def data_names_or_none(name: str) -> DataNames | None:
+    """:func:`data_names`, or None for a name someone typed (the same in both languages)."""
+    names = data_names(name)
+    return None if names["zh"] == names["en"] == name else names
+
+
 def data_name(name: str) -> str:
     """A name as the page's language shows it (see :data:`DATA_NAMES`)."""
     names = data_names(name)

@@ -48,7 +48,10 @@ NAME_HELP = (
 class RoomRulesSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField(help_text=NAME_HELP)
-    names = RoomVariantLabelsSerializer(help_text="The name in Chinese and English.")
+    names = RoomVariantLabelsSerializer(
+        allow_null=True,
+        help_text="A name the platform gave in Chinese and English; null for a typed name.",
+    )
 
 
 class RoomVariantSerializer(serializers.Serializer):
@@ -94,7 +97,10 @@ class RoomSerializer(serializers.Serializer):
 
     id = serializers.IntegerField()
     name = serializers.CharField(help_text=NAME_HELP)
-    names = RoomVariantLabelsSerializer(help_text="The name in Chinese and English.")
+    names = RoomVariantLabelsSerializer(
+        allow_null=True,
+        help_text="A name the platform gave in Chinese and English; null for a typed name.",
+    )
     rules = RoomRulesSerializer()
     variant = RoomVariantSerializer(help_text="The variant deck its rules play (RULES.md §12).")
     base_score = serializers.IntegerField()

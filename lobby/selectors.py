@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 
 from accounts.models import User
-from games.labels import DataNames, data_name, data_names
+from games.labels import DataNames, data_name, data_names_or_none
 from games.models import RuleConfiguration, Table
 from games.rules.config import RuleConfig
 from games.rules.errors import ConfigError
@@ -44,7 +44,7 @@ class PlayerRow(TypedDict):
 class RulesRow(TypedDict):
     id: int
     name: str  # in the active language (games.labels.data_name)
-    names: DataNames  # both (a live row's reader picks)
+    names: DataNames | None  # both, for a name the platform gave (a live row's reader picks)
 
 
 class VariantLabels(TypedDict):
@@ -69,7 +69,7 @@ class MatchRow(TypedDict):
 class RoomRow(TypedDict):
     id: int
     name: str  # in the active language (games.labels.data_name)
-    names: DataNames  # both (a live row's reader picks)
+    names: DataNames | None  # both, for a name the platform gave (a live row's reader picks)
     rules: RulesRow
     variant: VariantRow
     base_score: int
@@ -245,11 +245,11 @@ def room_row(*, room: Room, seats: Iterable[Seat] | None = None) -> RoomRow:
     return {
         "id": room.pk,
         "name": data_name(room.name),
-        "names": data_names(room.name),
+        "names": data_names_or_none(room.name),
         "rules": {
             "id": room.rules.pk,
             "name": data_name(room.rules.name),
-            "names": data_names(room.rules.name),
+            "names": data_names_or_none(room.rules.name),
         },
         "variant": variant_row(rules=room.rules),
         "base_score": room.base_score,
