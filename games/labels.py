@@ -10,14 +10,16 @@ run-over is read from the pair's rows (:func:`gun_kind`), so stored results need
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.rules.config import SPECIAL_BY_ID
 from games.rules.hands import CATEGORY_ZH
+from games.rules.presets import PRESETS
 
 GUN = "gun"
 RUN_OVER = "run_over"
@@ -110,3 +112,55 @@ def row_marks(rows: list[int] | None) -> str:
     return " · ".join(
         f"{name} {words[(r > 0) - (r < 0)]}" for name, r in zip(names, rows, strict=False)
     )
+
+
+# -- names the platform gives its own data --------------------------------------------------
+
+# Names the platform itself gives rooms and rule configurations, stored in both languages
+# (rows made before a page had a language): a page shows the half in its language. Names a
+# player or an administrator typed are shown as entered.
+DATA_NAMES: dict[str, tuple[str, str]] = {
+    "Standard 标准": ("标准", "Standard"),
+    "快速 Quick": ("快速", "Quick"),
+    "快速 Quick · 机器人 Bots": ("快速 · 机器人", "Quick · Bots"),
+    "多三张 Spare cards": ("多三张", "Spare cards"),
+    "多两色 Two extra suits": ("多两色", "Two extra suits"),
+    **{f"{p.zh} {p.en}": (p.zh, p.en) for p in PRESETS.values()},
+}
+# A room opened without a name ("alice 的桌 Table", lobby.checks.DEFAULT_ROOM_NAME).
+_OWNER_TABLE = " 的桌 Table"
+# What the platform appends: a taken name's number, a duplicate match's table number.
+_NUMBERED = re.compile(r"^(?P<name>.+?)(?P<suffix> \(\d+\)| · \d+)$", re.S)
+
+
+class DataNames(TypedDict):
+    zh: str
+    en: str
+
+
+def data_names(name: str) -> DataNames:
+    """Both halves of a name the platform gave (``快速 Quick``: 快速, Quick); a typed name twice."""
+    known = DATA_NAMES.get(name)
+    if known is not None:
+        return {"zh": known[0], "en": known[1]}
+    if name.endswith(_OWNER_TABLE) and len(name) > len(_OWNER_TABLE):
+        owner = name[: -len(_OWNER_TABLE)]
+        return {"zh": f"{owner} 的桌", "en": f"{owner}'s table"}
+    numbered = _NUMBERED.match(name)
+    if numbered is not None:
+        base = data_names(numbered["name"])
+        if base["zh"] != base["en"] or numbered["name"] in DATA_NAMES:
+            return {"zh": base["zh"] + numbered["suffix"], "en": base["en"] + numbered["suffix"]}
+    return {"zh": name, "en": name}
+
+
+def data_names_or_none(name: str) -> DataNames | None:
+    """:func:`data_names`, or None for a name someone typed (the same in both languages)."""
+    names = data_names(name)
+    return None if names["zh"] == names["en"] == name else names
+
+
+def data_name(name: str) -> str:
+    """A name as the page's language shows it (see :data:`DATA_NAMES`)."""
+    names = data_names(name)
+    return names["zh"] if chinese() else names["en"]

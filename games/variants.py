@@ -3,9 +3,11 @@
 A configuration's deck settings (``extra_suits``, ``jokers``, ``spare_cards``) give it one or
 more *variant tags*: ``duosanzhang`` (多三张, three spare cards), ``duoyise`` / ``duoerse``
 (多一色 / 多两色, one or two extra diamond suits, without spare cards) and ``laizi`` (癞子,
-jokers). A configuration with none of them is ``classic``. The lobby shows the tags as a short
-badge and filters rooms by one of them (:func:`variant_filter`, on the room's configuration,
-so a room always shows what it plays now).
+jokers). On the 52-card deck, rules that play the ``fuzhou`` (福州) or ``regional`` (地区) preset
+of RULES.md §12.6 carry that preset's tag (``RuleConfiguration.preset``); any other is
+``classic``. The lobby shows the tags as a short badge and filters rooms by one of them
+(:func:`variant_filter`, on the room's configuration, so a room always shows what it plays
+now).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ CLASSIC = "classic"
 # Slug -> (Chinese name, English name, help). The order is the lobby filter's.
 VARIANTS: dict[str, tuple[str, str]] = {
     CLASSIC: ("经典", "Classic"),
+    "fuzhou": ("福州", "Fuzhou"),
+    "regional": ("地区", "Regional"),
     "duoyise": ("多一色", "Extra suit"),
     "duoerse": ("多两色", "Two extra suits"),
     "laizi": ("癞子", "Jokers"),
@@ -26,6 +30,8 @@ VARIANTS: dict[str, tuple[str, str]] = {
 }
 VARIANT_HELP = {
     CLASSIC: _("52 cards, 13 each"),
+    "fuzhou": _("52 cards; a gun doubles the water; five special hands"),
+    "regional": _("52 cards; regional special-hand water, bigger row bonuses"),
     "duoyise": _("65 cards: a second suit of diamonds, up to 5 players"),
     "duoerse": _("78 cards: two more suits of diamonds, up to 6 players"),
     "laizi": _("two jokers, wild in their row"),
@@ -33,8 +39,15 @@ VARIANT_HELP = {
 }
 
 
-def variant_tags(config: RuleConfig) -> tuple[str, ...]:
-    """The variant tags of ``config`` (``("classic",)`` for the classic deck)."""
+# The presets of the classic deck that have a tag of their own.
+RULE_PRESETS = ("fuzhou", "regional")
+
+
+def variant_tags(config: RuleConfig, preset: str = "") -> tuple[str, ...]:
+    """The variant tags of ``config``, whose rules play ``preset`` (a preset id, or "" for
+    none or unknown); ``("classic",)`` for other rules of the classic deck."""
+    if config.is_classic_deck and preset in RULE_PRESETS:
+        return (preset,)
     tags: list[str] = []
     if config.spare_cards:
         tags.append("duosanzhang")
@@ -51,8 +64,14 @@ def variant_filter(slug: str, prefix: str = "rules__") -> Q:
     """Rooms (``prefix`` leads to the configuration) whose deck carries tag ``slug``.
 
     Raises ``KeyError`` for an unknown slug (callers validate first)."""
+    classic_deck = {"extra_suits": 0, "jokers": 0, "spare_cards": 0}
+    if slug == CLASSIC:
+        return Q(**{prefix + k: v for k, v in classic_deck.items()}) & ~Q(
+            **{prefix + "preset__in": RULE_PRESETS}
+        )
     f = {
-        CLASSIC: {"extra_suits": 0, "jokers": 0, "spare_cards": 0},
+        "fuzhou": {**classic_deck, "preset": "fuzhou"},
+        "regional": {**classic_deck, "preset": "regional"},
         "duoyise": {"extra_suits": 1, "spare_cards": 0},
         "duoerse": {"extra_suits": 2, "spare_cards": 0},
         "laizi": {"jokers": 2},
@@ -66,7 +85,7 @@ def variant_name(slug: str, chinese: bool) -> str:
     return zh if chinese else en
 
 
-def variant_badge(config: RuleConfig, chinese: bool) -> str:
-    """The short badge: ``多一色``, ``多一色·癞子``, ``Extra suit · Jokers``…"""
-    names = [variant_name(t, chinese) for t in variant_tags(config)]
+def variant_badge(config: RuleConfig, chinese: bool, preset: str = "") -> str:
+    """The short badge: ``福州``, ``多一色``, ``多一色·癞子``, ``Extra suit · Jokers``…"""
+    names = [variant_name(t, chinese) for t in variant_tags(config, preset)]
     return ("·" if chinese else " · ").join(names)

@@ -34,21 +34,31 @@ from shisanshui.api import ErrorBodyApi, error_responses
 # Output.
 
 
-class RoomRulesSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-
-
 class RoomVariantLabelsSerializer(serializers.Serializer):
     zh = serializers.CharField()
     en = serializers.CharField()
 
 
+NAME_HELP = (
+    "In the request's language: a name the platform gave (快速 Quick, Standard 标准) in that "
+    "language's half only; a name someone typed as entered."
+)
+
+
+class RoomRulesSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField(help_text=NAME_HELP)
+    names = RoomVariantLabelsSerializer(
+        allow_null=True,
+        help_text="A name the platform gave in Chinese and English; null for a typed name.",
+    )
+
+
 class RoomVariantSerializer(serializers.Serializer):
     tags = serializers.ListField(
         child=serializers.ChoiceField(choices=list(VARIANTS)),
-        help_text="The variant tags of the room's rules' deck (games.variants): classic, "
-        'duoyise, duoerse, laizi, duosanzhang; e.g. ["duoyise", "laizi"].',
+        help_text="The variant tags of the room's rules (games.variants): classic, fuzhou, "
+        'regional, duoyise, duoerse, laizi, duosanzhang; e.g. ["duoyise", "laizi"].',
     )
     label = serializers.CharField(
         help_text="The badge in the request's language: 多一色·癞子, Extra suit · Jokers, 经典."
@@ -86,7 +96,11 @@ class RoomSerializer(serializers.Serializer):
     and the players seated in it."""
 
     id = serializers.IntegerField()
-    name = serializers.CharField()
+    name = serializers.CharField(help_text=NAME_HELP)
+    names = RoomVariantLabelsSerializer(
+        allow_null=True,
+        help_text="A name the platform gave in Chinese and English; null for a typed name.",
+    )
     rules = RoomRulesSerializer()
     variant = RoomVariantSerializer(help_text="The variant deck its rules play (RULES.md §12).")
     base_score = serializers.IntegerField()

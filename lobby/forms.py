@@ -7,6 +7,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _now
 from django.utils.translation import gettext_lazy as _
 
+from games.labels import data_name
 from games.models import MATCH_MAX_DEALS, MATCH_TABLES, RuleConfiguration
 from games.variants import VARIANTS, variant_name
 from lobby.errors import UnknownVariant
@@ -94,9 +95,15 @@ class RulesChoiceField(forms.ModelChoiceField):
     widget = RulesSelect
 
     def label_from_instance(self, obj: Any) -> str:
+        name, badge = data_name(obj.name), variant_row(rules=obj)["label"]
+        if badge == name:  # a preset's configuration, named after it: "福州 · up to 4 seats"
+            return _now("%(name)s · up to %(max)s seats") % {
+                "name": name,
+                "max": rules_max_seats(rules=obj) or "?",
+            }
         return _now("%(name)s · %(badge)s · up to %(max)s seats") % {
-            "name": obj.name,
-            "badge": variant_row(rules=obj)["label"],
+            "name": name,
+            "badge": badge,
             "max": rules_max_seats(rules=obj) or "?",
         }
 

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 
 from accounts.models import User
+from games.labels import DataNames, data_name, data_names_or_none
 from games.models import RuleConfiguration, Table
 from games.rules.config import RuleConfig
 from games.rules.errors import ConfigError
@@ -42,7 +43,8 @@ class PlayerRow(TypedDict):
 
 class RulesRow(TypedDict):
     id: int
-    name: str
+    name: str  # in the active language (games.labels.data_name)
+    names: DataNames | None  # both, for a name the platform gave (a live row's reader picks)
 
 
 class VariantLabels(TypedDict):
@@ -66,7 +68,8 @@ class MatchRow(TypedDict):
 
 class RoomRow(TypedDict):
     id: int
-    name: str
+    name: str  # in the active language (games.labels.data_name)
+    names: DataNames | None  # both, for a name the platform gave (a live row's reader picks)
     rules: RulesRow
     variant: VariantRow
     base_score: int
@@ -216,8 +219,13 @@ def room_row(*, room: Room, seats: Iterable[Seat] | None = None) -> RoomRow:
         seats = sorted(seats, key=lambda seat: seat.position)
     return {
         "id": room.pk,
-        "name": room.name,
-        "rules": {"id": room.rules.pk, "name": room.rules.name},
+        "name": data_name(room.name),
+        "names": data_names_or_none(room.name),
+        "rules": {
+            "id": room.rules.pk,
+            "name": data_name(room.rules.name),
+            "names": data_names_or_none(room.rules.name),
+        },
         "variant": variant_row(rules=room.rules),
         "base_score": room.base_score,
         "seats": room.seats,
@@ -289,18 +297,19 @@ def rules_max_seats(*, rules: RuleConfiguration) -> int | None:
 
 
 def variant_row(*, rules: RuleConfiguration) -> VariantRow:
-    """The variant of a room's rules: its tags and its badge, in the active language and in
-    both (no tags, empty labels, for an invalid deck: no room can be opened with it)."""
+    """The variant of a room's rules: its tags and its badge (its preset's when its rules play
+    one, else its deck's), in the active language and in both (no tags, empty labels, for an
+    invalid deck: no room can be opened with it)."""
     deck = rules_deck(rules=rules)
     if deck is None:
         return {"tags": [], "label": "", "labels": {"zh": "", "en": ""}}
     labels: VariantLabels = {
-        "zh": variant_badge(deck, chinese=True),
-        "en": variant_badge(deck, chinese=False),
+        "zh": variant_badge(deck, chinese=True, preset=rules.preset),
+        "en": variant_badge(deck, chinese=False, preset=rules.preset),
     }
     chinese = (get_language() or "").lower().startswith("zh")
     return {
-        "tags": list(variant_tags(deck)),
+        "tags": list(variant_tags(deck, rules.preset)),
         "label": labels["zh"] if chinese else labels["en"],
         "labels": labels,
     }
@@ -319,11 +328,11 @@ def variant_rules(*, variant: str) -> RuleConfiguration | None:
 def variants_offered() -> list[str]:
     """The variant slugs some configuration offers, in VARIANTS' order (one query)."""
     offered: set[str] = set()
-    decks = RuleConfiguration.objects.values_list("extra_suits", "jokers", "spare_cards")
-    for extra_suits, jokers, spare_cards in decks.distinct():
+    decks = RuleConfiguration.objects.values_list("extra_suits", "jokers", "spare_cards", "preset")
+    for extra_suits, jokers, spare_cards, preset in decks.distinct():
         deck = _deck(extra_suits, jokers, spare_cards)
         if deck is not None:
-            offered.update(variant_tags(deck))
+            offered.update(variant_tags(deck, preset))
     return [slug for slug in VARIANTS if slug in offered]
 
 

@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.selectors import wallet_balance
+from games.labels import data_name
 from games.live import sent_away
 from games.live.matches import match_create
 from games.models import RuleConfiguration
@@ -143,7 +144,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "filters": filters,
         "filter_error": filter_error,
         "create_form": RoomCreateForm(),
-        "default_room_name": default_room_name(owner=request.user),
+        "default_room_name": data_name(default_room_name(owner=request.user)),
         "join_form": RoomJoinForm(),
         "quick_join_form": QuickJoinForm(),
         "limits": {
@@ -300,7 +301,7 @@ def _seated_message(user: Any) -> str:
 def create(request: HttpRequest) -> HttpResponse:
     def action(data: dict[str, Any]) -> str:
         room = room_create(owner=request.user, **data)
-        return _("You opened “%(room)s”.") % {"room": room.name}
+        return _("You opened “%(room)s”.") % {"room": data_name(room.name)}
 
     return _act(request, RoomCreateForm(request.POST), action, to_table=True)
 
@@ -326,14 +327,18 @@ def create_match(request: HttpRequest) -> HttpResponse:
                         "You opened the duplicate match “%(match)s”: "
                         "%(tables)s tables, %(deals)s deals."
                     )
-                    % {"match": match.name, "tables": match.tables, "deals": match.deals},
+                    % {
+                        "match": data_name(match.name),
+                        "tables": match.tables,
+                        "deals": match.deals,
+                    },
                 )
                 room = match.rooms.get(match_table=1)
                 return redirect(reverse("games:table", args=[room.pk]))
         return redirect(reverse("lobby:create_match"))
     context = {
         "match_form": form,
-        "default_room_name": default_room_name(owner=request.user),
+        "default_room_name": data_name(default_room_name(owner=request.user)),
         "limits": {"name": NAME_MAX_LENGTH},
     }
     return render(request, "lobby/match_create.html", context)
@@ -398,7 +403,8 @@ def play(request: HttpRequest) -> HttpResponse:
     if not played.seated_now:
         messages.info(
             request,
-            _("You are already seated at table “%(room)s”: here it is.") % {"room": room.name},
+            _("You are already seated at table “%(room)s”: here it is.")
+            % {"room": data_name(room.name)},
         )
     return redirect(reverse("games:table", args=[room.pk]))
 
@@ -408,7 +414,7 @@ def play(request: HttpRequest) -> HttpResponse:
 def leave(request: HttpRequest) -> HttpResponse:
     def action(data: dict[str, Any]) -> str:
         room = room_leave(user=request.user)
-        return _("You left “%(room)s”.") % {"room": room.name}
+        return _("You left “%(room)s”.") % {"room": data_name(room.name)}
 
     return _act(request, Form(request.POST), action)
 
@@ -418,6 +424,6 @@ def leave(request: HttpRequest) -> HttpResponse:
 def close(request: HttpRequest) -> HttpResponse:
     def action(data: dict[str, Any]) -> str:
         room = room_close(user=request.user, room_id=data["room"])
-        return _("You closed “%(room)s”.") % {"room": room.name}
+        return _("You closed “%(room)s”.") % {"room": data_name(room.name)}
 
     return _act(request, RoomRefForm(request.POST), action)

@@ -9,6 +9,7 @@ from collections import defaultdict
 from fractions import Fraction
 from typing import Any
 
+from games.labels import data_name
 from games.models import DuplicateMatch, Round
 from games.table.deck import seed_commitment
 from lobby.models import Room
@@ -111,13 +112,13 @@ def match_results(match: DuplicateMatch) -> dict[str, Any]:
     seed = match.seed_revealed
     return {
         "id": match.pk,
-        "name": match.name,
+        "name": data_name(match.name),
         "status": match.status,
         "tables": match.tables,
         "deals": match.deals,
         "seats": match.seats,
         "base_score": match.base_score,
-        "rules": match.rules.name,
+        "rules": data_name(match.rules.name),
         "rooms": [{"id": pk, "table": no} for pk, no in sorted(rooms.items(), key=lambda i: i[1])],
         "deals_played": len(deals),
         "seed_commitment": match.seed_commitment,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.labels import data_name
 from games.models import Round
 from lobby.models import Room
 
@@ -79,8 +80,8 @@ def series_scoreboard(room: Room) -> dict[str, Any]:
         entry["rounds"] = [entry["rounds"].get(n) for n in numbers]
     played = len(rounds)
     return {
-        "room": room.name,
-        "rules": room.rules.name,
+        "room": data_name(room.name),
+        "rules": data_name(room.rules.name),
         "base_score": room.base_score,
         "rounds": room.series_rounds,
         "rounds_played": played,

@@ -23,6 +23,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import BOT_FUNDING_REASON, Entry, User
@@ -189,11 +190,12 @@ def bot_nickname_free(*, taken: list[tuple[str, str]]) -> tuple[str, str]:
 
 def bots_name(*, bots: list[User], room: Room) -> None:
     """Give the bots about to sit in ``room`` nicknames that no bot there shares, name or
-    initial (so that neither their names nor their avatars are alike): a bot keeps its own
+    initial (so that neither their names nor their avatars are alike), nor any bot at another
+    table of the room's duplicate match (whose results name every table's players side by
+    side; a match seats at most 4 × 6 − 1 bots, fewer than the nicknames): a bot keeps its own
     when it is free, else gets a free one (saved). Call in the transaction that seats them."""
-    seated = Seat.objects.filter(room=room, user__is_bot=True).exclude(
-        user__in=[b.pk for b in bots]
-    )
+    where = Q(room=room) if room.match_id is None else Q(room__match_id=room.match_id)
+    seated = Seat.objects.filter(where, user__is_bot=True).exclude(user__in=[b.pk for b in bots])
     taken = list(seated.values_list("user__first_name", "user__last_name"))
     for bot in bots:
         own = (bot.first_name, bot.last_name)

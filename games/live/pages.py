@@ -13,11 +13,15 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from accounts.models import User
 from accounts.selectors import wallet_balance
 from games.labels import CATEGORY_EN, category_name, special_name
 from games.live import sent_away
+from games.models import RuleConfiguration, Table
 from games.rules.config import SPECIAL_INFO
+from games.rules.errors import ConfigError
 from games.rules.hands import CATEGORY_ZH
+from games.setup.sheet import RulesSheet, rules_sheet
 from games.table.chat import MAX_TEXT_CHARS, PHRASES, REACTIONS
 from lobby.models import Room
 from lobby.selectors import room_view, seat_view
@@ -58,6 +62,35 @@ def watch(request: HttpRequest, room_id: int) -> HttpResponse:
     return _table_page(request, room, position=None)
 
 
+def _gone_names(room: Any) -> dict[str, str]:
+    """Position -> name of the last round's players who have left since: the round's
+    comparison and settlement, still on screen, name them (two queries, only when it has)."""
+    state = Table.objects.filter(room_id=room["id"]).values_list("state", flat=True).first()
+    result = (state or {}).get("result") or {}
+    seated = {p["position"] for p in room["players"]}
+    gone = {
+        int(p["id"]): str(p["position"])
+        for p in result.get("players", [])
+        if p.get("position") not in seated and str(p.get("id", "")).isdigit()
+    }
+    if not gone:
+        return {}
+    return {gone[user.pk]: user.display_name() for user in User.objects.filter(pk__in=list(gone))}
+
+
+def _rules_sheet(room: Any) -> RulesSheet | None:
+    """The room's rules as its header's chip shows them (None for rules the engine refuses:
+    no room plays them)."""
+    rules = RuleConfiguration.objects.filter(pk=room["rules"]["id"]).first()
+    if rules is None:
+        return None
+    try:
+        config = rules.engine_config()
+    except ConfigError:
+        return None
+    return rules_sheet(config, name=rules.name, preset=rules.preset, base_score=room["base_score"])
+
+
 def _table_page(request: HttpRequest, room: Any, *, position: int | None) -> HttpResponse:
     room_id = room["id"]
     # A series (房卡): its rounds, and for its players the scoreboard's link.
@@ -83,6 +116,7 @@ def _table_page(request: HttpRequest, room: Any, *, position: int | None) -> Htt
         "player_id": str(request.user.pk),
         "username": request.user.get_username(),
         "names": {str(p["position"]): p["name"] for p in room["players"]},
+        "gone_names": _gone_names(room),
         "room_api": reverse("api-lobby-room", args=[room_id]),
         "wallet_api": reverse("api-wallet"),
         "lobby_url": reverse("lobby:index"),
@@ -112,5 +146,6 @@ def _table_page(request: HttpRequest, room: Any, *, position: int | None) -> Htt
         "balance": balance,
         "ws_url": ws_url,
         "table_config": config,
+        "rules_sheet": _rules_sheet(room),
     }
     return render(request, "games/table.html", context)

@@ -12,6 +12,8 @@ from simple_history.models import HistoricalRecords
 
 from games.labels import special_name
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_INFO, RuleConfig
+from games.rules.errors import ConfigError
+from games.rules.presets import PRESETS, preset_of
 
 SPECIAL_CHOICES = [(s.id, f"{s.zh} {s.en}") for s in SPECIAL_INFO]
 
@@ -241,6 +243,17 @@ class RuleConfiguration(models.Model):
             "needs 16 cards per seat."
         ),
     )
+    preset = models.CharField(
+        _("preset"),
+        max_length=16,
+        blank=True,
+        editable=False,
+        choices=[(p.id, f"{p.zh} {p.en}") for p in PRESETS.values()],
+        help_text=_(
+            "The preset of RULES.md §12.6 these rules play, their pace and base score aside "
+            "(the lobby's badge); empty for other rules. Kept up to date on every save."
+        ),
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
@@ -301,22 +314,45 @@ class RuleConfiguration(models.Model):
         top = max((s.water for s in config.enabled_specials), default=0)
         return top * (self.base_score if base_score is None else base_score) * 3
 
-    @classmethod
-    def from_engine(cls, config: RuleConfig, **fields: Any) -> RuleConfiguration:
-        """A saved configuration (with its special-hand rows) equal to ``config``."""
+    def preset_refresh(self) -> str:
+        """Set and save :attr:`preset` from the stored rules (special hands included), after
+        any change to them; returns it."""
+        rows = list(SpecialHandSetting.objects.filter(configuration=self))  # as saved now
+        try:
+            preset = preset_of(RuleConfig.from_dict(self.engine_dict(rows))) or ""
+        except ConfigError:
+            preset = ""
+        if preset != self.preset:
+            self.preset = preset
+            type(self).objects.filter(pk=self.pk).update(preset=preset)
+        return preset
+
+    @staticmethod
+    def engine_values(config: RuleConfig) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The field values of a configuration equal to ``config`` (its preset included), and
+        those of its special-hand rows (``special``, ``enabled``, ``water``, ``order``)."""
         data = config.to_dict()
         values = {name: data[name] for name in PLAIN_FIELDS}
         values.update({f: data["row_bonus"][key] for f, key in ROW_BONUS_FIELDS.items()})
-        obj = cls.objects.create(**values, **fields)
-        SpecialHandSetting.objects.bulk_create(
-            SpecialHandSetting(
-                configuration=obj,
-                special=sid,
-                enabled=data["specials"][sid]["enabled"],
-                water=data["specials"][sid]["water"],
-                order=position,
-            )
+        values["preset"] = preset_of(config) or ""
+        rows = [
+            {
+                "special": sid,
+                "enabled": data["specials"][sid]["enabled"],
+                "water": data["specials"][sid]["water"],
+                "order": position,
+            }
             for position, sid in enumerate(data["special_order"], start=1)
+        ]
+        return values, rows
+
+    @classmethod
+    def from_engine(cls, config: RuleConfig, **fields: Any) -> RuleConfiguration:
+        """A saved configuration (with its special-hand rows) equal to ``config``."""
+        values, rows = cls.engine_values(config)
+        obj = cls.objects.create(**{**values, **fields})
+        SpecialHandSetting.objects.bulk_create(
+            SpecialHandSetting(configuration=obj, **row) for row in rows
         )
         return obj
 

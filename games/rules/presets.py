@@ -7,6 +7,7 @@ very same definitions. ``preset_config("laizi")`` is the ready configuration.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -137,3 +138,37 @@ def preset_config(preset_id: str) -> RuleConfig:
     if preset is None:
         raise ConfigError(f"unknown preset {preset_id!r} (known: {', '.join(PRESET_IDS)})")
     return preset.config
+
+
+# The table's pace and the base score: a room's own business, not what makes a preset.
+PACE_FIELDS = (
+    "base_score",
+    "ready_seconds",
+    "special_choice_seconds",
+    "arrange_seconds",
+    "reconnect_grace_seconds",
+    "deal_mode",
+    "deal_interval_ms",
+    "compare_mode",
+    "reveal_interval_ms",
+)
+
+
+def _rules_key(config: RuleConfig) -> str:
+    """What a player plays by: every setting but the pace fields, and the specials as the
+    enabled ones in their ranking order with their water (a disabled special's water and
+    place change nothing at the table); as canonical JSON."""
+    data = config.to_dict()
+    for name in (*PACE_FIELDS, "specials", "special_order"):
+        data.pop(name, None)
+    data["enabled_specials"] = [[s.id, s.water] for s in config.enabled_specials]
+    return json.dumps(data, sort_keys=True)
+
+
+def preset_of(config: RuleConfig) -> str | None:
+    """The id of the preset ``config`` plays (pace and base score aside), or None."""
+    key = _rules_key(config)
+    for preset in _PRESETS:
+        if _rules_key(preset.config) == key:
+            return preset.id
+    return None

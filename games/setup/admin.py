@@ -108,11 +108,12 @@ def _new_rows_initial() -> list[dict[str, Any]]:
 class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     form = RuleConfigurationForm
     inlines = [SpecialHandSettingInline]
-    list_display = ("name", "is_default", "base_score", "entry_minimum", "updated_at")
+    list_display = ("name", "is_default", "preset", "base_score", "entry_minimum", "updated_at")
     list_display_links = ("name",)
     search_fields = ("name", "description")
     actions = ["make_default"]
     readonly_fields = (
+        "preset",
         "entry_minimum_display",
         "deck_display",
         "special_stats_table",
@@ -121,7 +122,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     )
     object_history_template = "admin/games/ruleconfiguration/object_history.html"
     fieldsets = (
-        (None, {"fields": ("name", "description", "is_default")}),
+        (None, {"fields": ("name", "description", "is_default", "preset")}),
         (
             _("Deck (RULES.md §12)"),
             {
@@ -332,6 +333,11 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             return
         rows = formset.save(commit=False)
         special_hands_save(rows=rows)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        # The rules and their special hands are all saved now: which preset do they play?
+        form.instance.preset_refresh()
 
     # -- default and deletion -----------------------------------------------------------------
     @admin.action(

@@ -77,6 +77,12 @@
     return nick || p.name || p.username;
   }
 
+  // A room's or its rules' name in the page's language: a live row carries both (`names`).
+  function nameOf(item) {
+    const names = item && item.names;
+    return (names && (chinese ? names.zh : names.en)) || (item && item.name) || "";
+  }
+
   function number(value) {
     return Number(value).toLocaleString(lang);
   }
@@ -114,7 +120,7 @@
     const mine = seat !== null && seat.room.id === row.id;
     tr.dataset.room = row.id;
     tr.dataset.version = row.version;
-    tr.querySelector("[data-field=name]").textContent = row.name;
+    tr.querySelector("[data-field=name]").textContent = nameOf(row);
     tr.querySelector(".private-marker").hidden = !row.private;
     // A duplicate match's table: its number in the match, a link to the match's results.
     // (A server-drawn row of an ordinary room has no badge: one is made when needed.)
@@ -133,7 +139,7 @@
         match.href = strings.match_url.replace(/\/0\/$/, "/" + row.match.id + "/");
       }
     }
-    tr.querySelector("[data-field=rules]").textContent = row.rules.name;
+    tr.querySelector("[data-field=rules]").textContent = nameOf(row.rules);
     const badge = tr.querySelector("[data-field=variant]");
     const variant = row.variant || { tags: [], label: "", labels: { zh: "", en: "" } };
     badge.textContent = (chinese ? variant.labels.zh : variant.labels.en) || variant.label;
@@ -293,7 +299,7 @@
     if (seat === null) return;
     mySeat.querySelector(".seat-text").textContent = format(
       inRound ? strings.in_round : strings.seated_at,
-      { room: seat.room.name }
+      { room: nameOf(seat.room) }
     );
     mySeat.querySelector(".go-table").href = tableUrl(seat.room.id);
     const code = mySeat.querySelector(".seat-code");
@@ -372,10 +378,10 @@
     ok(message) {
       setSeat(message.seat);
       const room = message.room || (message.seat && message.seat.room);
-      if (message.action === "room.leave") say(format(strings.left, { room: room.name }));
-      else if (message.action === "room.close") say(format(strings.closed, { room: room.name }));
-      else if (message.action === "room.create") say(format(strings.created, { room: room.name }));
-      else if (seat) say(format(strings.seated, { room: seat.room.name, position: seat.position + 1 }));
+      if (message.action === "room.leave") say(format(strings.left, { room: nameOf(room) }));
+      else if (message.action === "room.close") say(format(strings.closed, { room: nameOf(room) }));
+      else if (message.action === "room.create") say(format(strings.created, { room: nameOf(room) }));
+      else if (seat) say(format(strings.seated, { room: nameOf(seat.room), position: seat.position + 1 }));
       render();
       // Seated by this action: on to the table.
       if (seat && ["room.create", "room.join", "room.join_by_code", "room.quick_join"].includes(message.action)) {

@@ -71,8 +71,18 @@ def sign_up(player: Player, base_url: str) -> None:
     player.user = User.objects.get(username=player.name)
 
 
+def open_site_menu(page: Page) -> None:
+    """On a phone the header's links and language switch are in its menu: open it (nothing
+    to do on a wide screen, where they are always shown)."""
+    toggle = page.locator("#menu-toggle")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+        expect(page.locator("#site-menu")).to_be_visible()
+
+
 def switch_language(page: Page, code: str) -> None:
     """Press the header's language button (Django's set_language), back on the same page."""
+    open_site_menu(page)
     page.locator(f"form.language button[name=language][value={code}]").click()
     expect(page.locator("html")).to_have_attribute("lang", code, timeout=PAGE)
 

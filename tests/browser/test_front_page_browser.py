@@ -18,6 +18,7 @@ from playwright.sync_api import Page, expect
 from rest_framework.authtoken.models import Token
 
 from accounts.models import User
+from games.labels import data_name
 from games.models import RuleConfiguration
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from lobby.models import Room, Seat
@@ -120,7 +121,8 @@ def test_a_newcomer_plays_now_and_the_lobby_leads_back_to_the_table(
     expect(page.locator("#lobby-live")).to_have_attribute("data-state", "online", timeout=PAGE)
     banner = page.get_by_test_id("seat-banner")
     expect(banner).to_be_visible()
-    expect(banner).to_contain_text(f"You are seated at table “{room.name}”")
+    # The room's name in the page's language only (stored as the platform gave it).
+    expect(banner).to_contain_text(f"You are seated at table “{data_name(room.name)}”")
     expect(banner.get_by_test_id("go-to-table")).to_have_attribute(
         "href", f"/games/table/{room.pk}/"
     )

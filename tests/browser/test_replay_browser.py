@@ -31,6 +31,7 @@ from tests.browser.table_flow import (
     Player,
     open_bot_room,
     open_lobby,
+    open_site_menu,
     play_hand,
     press_ready,
     sign_up,
@@ -160,6 +161,7 @@ def test_a_replay_steps_through_the_round_drawn_as_the_table(
 
     # The header links the hand history; its row links the replay.
     page.goto(f"{live_platform.url}/accounts/profile/")
+    open_site_menu(page)  # on a phone the header's links are in its menu
     page.locator(".site-header a[data-nav=history]").click()
     page.wait_for_url("**/games/history/", timeout=PAGE)
     expect(page.locator(".site-header a[data-nav=history]")).to_have_text(text["history"])

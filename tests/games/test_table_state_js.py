@@ -280,7 +280,9 @@ def test_a_new_round_resets_the_round_and_the_settlement_keeps_names_of_players_
         return {
           roundNames: settled.roundNames,
           namesAfterLeaving: gone.names,
+          goneNamesAfterLeaving: gone.goneNames,
           roundNamesAfterLeaving: gone.roundNames,
+          goneNamesNextRound: fresh.goneNames,
           fresh: {
             round_no: fresh.table.round_no,
             result: fresh.table.result,
@@ -304,6 +306,9 @@ def test_a_new_round_resets_the_round_and_the_settlement_keeps_names_of_players_
     )
     assert got["roundNames"] == {"p0": "ann", "p1": "bob", "p2": "cid", "p3": "dan"}
     assert got["namesAfterLeaving"] == {"0": "ann", "1": "bob"}
+    # The comparison log of the round on screen still names who played it, by position.
+    assert got["goneNamesAfterLeaving"] == {"2": "cid", "3": "dan"}
+    assert got["goneNamesNextRound"] == {}
     assert got["roundNamesAfterLeaving"] == got["roundNames"]
     fresh = got["fresh"]
     assert fresh["round_no"] == 2 and fresh["result"] is None

@@ -74,7 +74,12 @@ def test_a_row_is_the_rooms_public_face(rooms: dict[str, Any]) -> None:
     assert row == {
         "id": small.pk,
         "name": "Small",
-        "rules": {"id": small.rules.pk, "name": small.rules.name},
+        "names": None,  # typed: shown as entered
+        "rules": {
+            "id": small.rules.pk,
+            "name": "Standard",  # the platform's "Standard 标准", on an English page
+            "names": {"zh": "标准", "en": "Standard"},
+        },
         "variant": {
             "tags": ["classic"],
             "label": "Classic",

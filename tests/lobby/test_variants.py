@@ -14,6 +14,7 @@ from django.utils import translation
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from games.labels import data_names
 from games.live import store as table_store
 from games.models import RuleConfiguration
 from games.rules.config import RuleConfig
@@ -30,14 +31,19 @@ LOBBY = "/lobby/"
 ROOMS = "/api/lobby/rooms/"
 QUICK_JOIN = "/api/lobby/quick-join/"
 
-# The configurations games' migration 0012 makes (made again here after a flush).
+# The configurations games' migrations 0012 and 0021 make (made again here after a flush).
 PRESET_NAMES = {
+    "fuzhou": "福州 Fuzhou",
+    "regional": "地区 Regional",
     "duoyise": "多一色 Extra suit",
     "laizi": "癞子 Jokers",
     "duosanzhang": "多三张 Spare cards",
 }
 TWO_SUITS = "多两色 Two extra suits"
-UNKNOWN = "There is no such variant; choose one of classic, duoyise, duoerse, laizi, duosanzhang."
+UNKNOWN = (
+    "There is no such variant; choose one of classic, fuzhou, regional, duoyise, duoerse, laizi, "
+    "duosanzhang."
+)
 
 
 def configuration(name: str, config: RuleConfig) -> RuleConfiguration:
@@ -79,7 +85,15 @@ def rows_of(body: str) -> list[str]:
 # Seats: at most what the configuration's deck seats.
 
 
-MAX_SEATS = {"classic": 4, "duoyise": 5, "duoerse": 6, "laizi": 4, "duosanzhang": 4}
+MAX_SEATS = {
+    "classic": 4,
+    "fuzhou": 4,
+    "regional": 4,
+    "duoyise": 5,
+    "duoerse": 6,
+    "laizi": 4,
+    "duosanzhang": 4,
+}
 
 
 def test_each_configurations_deck_seats_what_the_rules_say(
@@ -252,8 +266,11 @@ def test_the_create_form_shows_each_configuration_with_its_badge_and_seats(
         assert f'data-max-seats="{MAX_SEATS[slug]}"' in attrs
         assert f'data-variant="{slug}"' in attrs
         assert f'data-name="{rules.name}"' in attrs  # how scripts find a configuration
-        badge = VARIANTS[slug][1]
-        assert label == f"{rules.name} · {badge} · up to {MAX_SEATS[slug]} seats"
+        badge, name = VARIANTS[slug][1], data_names(rules.name)["en"]
+        if name == badge:  # a preset's configuration, named after its badge: not twice
+            assert label == f"{name} · up to {MAX_SEATS[slug]} seats"
+        else:
+            assert label == f"{name} · {badge} · up to {MAX_SEATS[slug]} seats"
     seats = re.search(r'<select name="seats"[^>]*>(.*?)</select>', body, re.S)
     assert seats is not None
     assert re.findall(r'value="(\d)"', seats.group(1)) == ["2", "3", "4", "5", "6"]
@@ -362,7 +379,7 @@ def test_an_unknown_variant_is_refused_not_an_empty_list(
     assert error["code"] in ("unknown_variant", "invalid")  # too long: the shape's refusal
     assert page.status_code == 400
     assert UNKNOWN in page.content.decode()
-    assert len(rows_of(page.content.decode())) == 6  # the list, unfiltered by variant
+    assert len(rows_of(page.content.decode())) == len(VARIANTS) + 1  # unfiltered by variant
     with pytest.raises(errors.UnknownVariant):
         room_list(variant=bad)
 
@@ -375,7 +392,10 @@ def test_the_api_names_an_unknown_variant_clearly(alice: User) -> None:
 
     assert error == {
         "code": "unknown_variant",
-        "message": "没有这种玩法；可选的有：classic, duoyise, duoerse, laizi, duosanzhang。",
+        "message": (
+            "没有这种玩法；可选的有：classic, fuzhou, regional, duoyise, duoerse, laizi, "
+            "duosanzhang。"
+        ),
     }
 
 
@@ -385,7 +405,7 @@ def test_an_empty_variant_is_no_filter(
     api = APIClient()
     api.force_login(alice)
 
-    assert len(api.get(ROOMS, {"variant": ""}).json()["results"]) == 6
+    assert len(api.get(ROOMS, {"variant": ""}).json()["results"]) == len(VARIANTS) + 1
 
 
 # Quick-join and Play now, by variant.

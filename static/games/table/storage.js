@@ -26,6 +26,7 @@ export function createStorage(cfg) {
             layout: state.layout,
             compare: state.compare,
             names: state.names,
+            goneNames: state.goneNames,
             balance: page.ui.balance,
             settlementSeen: page.ui.settlementSeen,
           }),
@@ -52,6 +53,7 @@ export function createStorage(cfg) {
         layout: saved.layout || state.layout,
         compare,
         names: Object.assign({}, state.names, saved.names || {}),
+        goneNames: Object.assign({}, saved.goneNames || {}),
         dealing: null,
       });
       // A stored timeline is one already played (a settled round): shown whole.

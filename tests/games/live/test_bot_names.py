@@ -14,10 +14,12 @@ from django.urls import reverse
 from django.utils import translation
 
 from accounts.models import User
+from games.history.matches import match_results
 from games.live import bots
-from lobby.models import Room
+from lobby.models import Room, Seat
 from lobby.selectors import room_get, room_row
 from tests.games.live.test_bots import World, bot_room, bots_in, world  # noqa: F401  (fixture)
+from tests.games.live.test_duplicate import open_match
 from tests.games.table_helpers import make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -138,3 +140,28 @@ def test_the_table_page_and_the_lobby_show_nicknames(world: World, language: str
     names = {p["username"]: p["name"] for p in api["players"]}
     for bot in seated:
         assert names[bot.username] == (bot.first_name if chinese else bot.last_name)
+
+
+def test_no_two_bots_of_a_duplicate_match_share_a_name(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every new bot is created "Ace", and idle bots named alike wait to be reused: seating a
+    # match of 4 tables of 4 (15 bots) must still tell every bot of the match apart.
+    real_choice = bots.random.choice
+
+    def first(seq: list[tuple[str, str]]) -> tuple[str, str]:
+        return seq[0] if seq is bots.BOT_NICKNAMES else real_choice(seq)
+
+    monkeypatch.setattr(bots.random, "choice", first)
+    for _ in range(3):
+        bots.bot_create()  # idle "Ace"s
+    match = open_match(make_player("alice"), tables=4, seats=4)
+
+    at = Seat.objects.filter(room__match=match).values("user")
+    seated = list(User.objects.filter(is_bot=True, pk__in=at))
+    assert len(seated) == 15
+    names = [(b.first_name, b.last_name) for b in seated]
+    assert len(set(names)) == 15, names
+    assert all(name in bots.BOT_NICKNAMES for name in names)
+    results = match_results(match)
+    assert results["name"] == "Duplicate"

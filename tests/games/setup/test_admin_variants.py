@@ -219,10 +219,12 @@ def test_the_changelist_links_to_new_from_preset_for_those_who_may_add(
 
 
 def test_the_preset_page_lists_every_preset_with_a_free_default_name(rules_admin: User) -> None:
-    # games/0012 made "癞子 Jokers"; "福州 Fuzhou" is made here.
-    if not RuleConfiguration.objects.filter(name="癞子 Jokers").exists():
-        RuleConfiguration.from_engine(preset_config("laizi"), name="癞子 Jokers")
-    RuleConfiguration.from_engine(preset_config("fuzhou"), name="福州 Fuzhou")
+    # games/0012 made "癞子 Jokers" and games/0021 "福州 Fuzhou" (made again after a flush);
+    # "地区 Regional" is removed here.
+    for preset_id, name in (("laizi", "癞子 Jokers"), ("fuzhou", "福州 Fuzhou")):
+        if not RuleConfiguration.objects.filter(name=name).exists():
+            RuleConfiguration.from_engine(preset_config(preset_id), name=name)
+    RuleConfiguration.objects.filter(name="地区 Regional").delete()
 
     response = logged_in(rules_admin).get(reverse(FROM_PRESET))
 
@@ -513,3 +515,19 @@ def test_the_deck_and_the_preset_page_speak_chinese(rules_admin: User) -> None:
     assert "从预设新建配置" in presets
     summary = "65 张牌，每人 13 张，最多 5 人；五同；只启用 至尊清龙 108、一条龙 36，按此顺序排名"
     assert summary in presets
+
+
+def test_an_admins_edit_keeps_the_preset_in_step_with_the_rules(rules_admin: User) -> None:
+    config = RuleConfiguration.from_engine(preset_config("fuzhou"), name="Fuzhou, ours")
+    client = logged_in(rules_admin)
+    assert config.preset == "fuzhou"
+
+    response = client.post(change_url(config), form_data(config, arrange_seconds=45))
+    assert response.status_code == 302, errors_of(response)
+    assert RuleConfiguration.objects.get(pk=config.pk).preset == "fuzhou"  # pace only
+
+    response = client.post(
+        change_url(config), form_data(config, specials={"dragon": {"water": 30}})
+    )
+    assert response.status_code == 302, errors_of(response)
+    assert RuleConfiguration.objects.get(pk=config.pk).preset == ""  # its own rules now

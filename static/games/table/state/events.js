@@ -61,7 +61,10 @@ const SEAT_EVENTS = {
     else {
       const names = Object.assign({}, state.names);
       delete names[p.position];
-      next = Object.assign({}, next, { names });
+      // The round on screen (its comparison log, its settlement) still names who played it.
+      const goneNames = Object.assign({}, state.goneNames);
+      if (state.names[p.position]) goneNames[p.position] = state.names[p.position];
+      next = Object.assign({}, next, { names, goneNames });
     }
     return next;
   },
@@ -101,6 +104,7 @@ const ROUND_EVENTS = {
     }));
     const next = withTable(state, { round_no: p.round_no, config: p.config, result: null, seats });
     return Object.assign(next, {
+      goneNames: {},
       you: freshYou(),
       layout: emptyLayout(spareOf(p.config)),
       compare: freshCompare(),

@@ -45,7 +45,8 @@ export function freshCompare() {
   return { rows: {}, specials: {}, unused: {}, epoch: null, timeline: [], done: false };
 }
 
-// cfg: the page's #table-config (position, player_id, username, seats, base_score, names).
+// cfg: the page's #table-config (position, player_id, username, seats, base_score, names,
+// gone_names).
 export function initialState(cfg) {
   return {
     me: cfg.position,
@@ -60,6 +61,7 @@ export function initialState(cfg) {
     compare: freshCompare(),
     names: Object.assign({}, cfg.names || {}),
     roundNames: {}, // player id -> name, for the settlement of players who have since left
+    goneNames: Object.assign({}, cfg.gone_names || {}), // position -> name of who left since the round on screen began
     sentAway: null, // the `left` event that sent this player away
     suggested: {}, // cardsKey(13 kept cards) -> the `suggest` reply's suggestions (spare cards)
     closed: false,

@@ -47,8 +47,11 @@ export function toast(message, isError) {
 
 // Names and words that need the page's config and the current state.
 export function makeWords(cfg, getState) {
-  const nameOf = (position) =>
-    getState().names[position] || fmt(_("Seat %(n)s"), { n: Number(position) + 1 });
+  const nameOf = (position) => {
+    const state = getState();
+    const name = state.names[position] || (state.goneNames || {})[position];
+    return name || fmt(_("Seat %(n)s"), { n: Number(position) + 1 });
+  };
   const categoryName = (id) => bilingual(cfg.categories[id]) || id;
   const specialName = (id) => bilingual(cfg.specials[id]) || id;
   return { nameOf, categoryName, specialName };
