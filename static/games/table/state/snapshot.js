@@ -45,7 +45,8 @@ export function freshCompare() {
   return { rows: {}, specials: {}, unused: {}, epoch: null, timeline: [], done: false };
 }
 
-// cfg: the page's #table-config (position, player_id, username, seats, base_score, names).
+// cfg: the page's #table-config (position, player_id, username, seats, base_score, names,
+// opening).
 export function initialState(cfg) {
   return {
     me: cfg.position,
@@ -53,6 +54,7 @@ export function initialState(cfg) {
     username: cfg.username,
     baseScore: cfg.base_score,
     table: freshTable(cfg.seats),
+    opening: cfg.opening || null, // how a fresh hand opens (layout.js openingLayout)
     you: freshYou(),
     layout: emptyLayout(),
     deal: null, // the `deal` event's payload (pace of the card backs)
@@ -109,7 +111,7 @@ export function applySnapshot(state, snap, evaluate) {
   return Object.assign({}, state, {
     table,
     you,
-    layout: layoutFromYou(you, spareOf(snap.config)),
+    layout: layoutFromYou(you, spareOf(snap.config), state.opening),
     deal: null,
     dealing: null,
     compare,
