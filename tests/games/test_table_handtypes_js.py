@@ -374,3 +374,57 @@ def test_6_sort_orders_straights_low_to_high_and_the_last_row_filled(tmp_path: P
         "8S",
         "9S",
     ]
+
+
+OPENING = """
+const hand = "7C 2S AS KH 5H 7D QD 3D AH 4C KS 6S 7H".split(" ");
+const best = { front: ["KS", "KH", "QD"], middle: ["2S", "3D", "4C", "5H", "6S"],
+  back: ["7C", "7D", "7H", "AS", "AH"], categories: ["pair", "straight", "full_house"] };
+const other = { front: ["AS", "AH", "QD"], middle: ["2S", "3D", "4C", "5H", "6S"],
+  back: ["7C", "7D", "7H", "KS", "KH"], categories: ["pair", "straight", "full_house"] };
+const cfg = (opening) => ({ position: 0, player_id: "1", username: "me", seats: 2,
+  base_score: 100, names: {}, opening });
+const dealt = (opening, suggestions) => S.applyEvent(S.initialState(cfg(opening)),
+  { version: 1, type: "hand", payload: { cards: hand, suggestions } });
+const late = (opening) => S.withHandSuggestions(dealt(opening, null),
+  { cards: hand, suggestions: [best, other] });
+const touched = (() => {
+  const state = dealt("suggested", null);
+  const moved = S.withLayout(state, Object.assign({}, state.layout,
+    { hand: state.layout.hand.filter((c) => c !== "AS"), front: ["AS"] }));
+  return S.withHandSuggestions(moved, { cards: hand, suggestions: [best, other] });
+})();
+const draft = { front: ["AS", "AH", "QD"], middle: [], back: [], hand: [] };
+return {
+  suggested: dealt("suggested", [best, other]).layout,
+  sorted: dealt("sorted", [best, other]).layout,
+  asDealt: dealt(null, [best, other]).layout,
+  pending: dealt("suggested", null).layout,
+  late: late("suggested").layout,
+  lateSorted: late("sorted").layout,
+  touched: touched.layout,
+  draftWins: S.layoutFromYou({ hand, suggestions: [best], draft }, 0, "suggested"),
+};
+"""
+
+
+def test_6_the_hand_opens_as_the_first_suggestion_or_sorted_and_a_draft_wins(
+    tmp_path: Path,
+) -> None:
+    got = run_js(OPENING, {}, tmp_path)
+    by_rank = ["AS", "AH", "KS", "KH", "QD", "7H", "7C", "7D", "6S", "5H", "4C", "3D", "2S"]
+    rows = {"front": ["KS", "KH", "QD"], "middle": ["2S", "3D", "4C", "5H", "6S"]}
+    rows["back"] = ["7C", "7D", "7H", "AS", "AH"]
+    assert got["suggested"] == {"hand": [], **rows}
+    assert got["sorted"] == {"hand": by_rank, "front": [], "middle": [], "back": []}
+    dealt_order = ["7C", "2S", "AS", "KH", "5H", "7D", "QD", "3D", "AH", "4C", "KS", "6S", "7H"]
+    assert got["asDealt"]["hand"] == dealt_order  # the replay and the reducer's own tests
+    # The suggestions a moment after the hand: sorted meanwhile, laid out when they come...
+    assert got["pending"]["hand"] == by_rank
+    assert got["late"] == {"hand": [], **rows}
+    assert got["lateSorted"]["hand"] == by_rank and got["lateSorted"]["front"] == []
+    # ... unless the player has moved a card meanwhile.
+    assert got["touched"]["front"] == ["AS"] and len(got["touched"]["hand"]) == 12
+    # A saved draft (a reload, a reconnect) wins over the default layout.
+    assert got["draftWins"]["front"] == ["AS", "AH", "QD"]
+    assert got["draftWins"]["middle"] == [] and len(got["draftWins"]["hand"]) == 10
