@@ -166,9 +166,12 @@ def cards_in(player: Player, zone: str) -> list[str]:
 
 
 def wait_for_hand(player: Player) -> list[str]:
-    """Wait for the 13 cards to be dealt and playable; returns them."""
+    """Wait for the 13 cards to be dealt and playable, and for the deal's suggestions (they
+    come a moment after the hand, and an untouched layout takes them: with spare cards the
+    tray becomes the best one's); returns them."""
     expect(player.testid("phase")).to_have_attribute("data-phase", PLAY_PHASES, timeout=SERVER)
     expect(player.page.locator("[data-testid=hand] [data-card]")).to_have_count(13, timeout=PAGE)
+    expect(player.page.locator("#suggestions .sg-waiting")).to_have_count(0, timeout=SERVER)
     hand = cards_in(player, "hand")
     assert len(set(hand)) == 13, hand
     return hand
