@@ -13,6 +13,7 @@ handtypes-1280.png and handtypes-390.png.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,10 +75,13 @@ def seated(live_platform: LivePlatform, new_page: NewPage) -> Iterator[Seated]:
     yield Seated(player, player.user, live_platform.url)
 
 
-def dealt(seated: Seated, viewport: dict[str, int]) -> MockTable:
-    """The table page open at ``viewport``, MINE dealt and being arranged."""
+def dealt(seated: Seated, viewport: dict[str, int], language: str = "en") -> MockTable:
+    """The table page open at ``viewport`` (in ``language``), MINE dealt and being arranged."""
     page = seated.page
     page.set_viewport_size(viewport)
+    page.context.add_cookies(
+        [{"name": "django_language", "value": language, "url": seated.base_url}]
+    )
     table = MockTable(page, [str(seated.user.pk), "guest-1"], CONFIG, capacity=2)
     page.goto(f"{seated.base_url}/games/table/{_room_id(seated)}/")
     expect(page.get_by_test_id("connection-state")).to_have_attribute(
@@ -201,6 +205,32 @@ def test_6_hand_type_buttons_select_cycle_and_place_and_the_last_row_fills_itsel
     # A full house is shown groups first.
     assert cards_in(seated.player, "row-back") == ["7H", "7C", "7D", "KS", "KH"]
     expect(hand.locator("[data-card]")).to_have_count(0)
+
+
+def test_6_the_hand_types_speak_chinese_and_fit_a_phone(seated: Seated, shot: Shot) -> None:
+    opening_off(seated)
+    page = seated.page
+    dealt(seated, PHONE, "zh-hans")
+    names = ["对子", "两对", "三条", "顺子", "同花", "葫芦", "铁支", "同花顺"]
+    buttons = page.locator("#handtypes button[data-type]")
+    expect(buttons).to_have_count(8)
+    assert [t.strip() for t in buttons.locator(".ht-name").all_inner_texts()] == names
+    expect(page.get_by_test_id("sort")).to_have_text("排序：点数")
+    # All eight on the phone's one line, none cut off, a group selected too.
+    press(page, "pair")
+    expect(page.get_by_test_id("handtype-pair")).to_have_class(re.compile(r"\bactive\b"))
+    edges = buttons.evaluate_all(
+        """els => {
+            const line = document.getElementById('handtypes').getBoundingClientRect();
+            return els.map(e => {
+                const r = e.getBoundingClientRect();
+                return [r.left - line.left, line.right - r.right];
+            });
+        }"""
+    )
+    assert all(left >= 0 and right >= 0 for left, right in edges), edges
+    shot(page, "handtypes-zh-phone")
+    save_shot(page, "handtypes-390-zh.png")
 
 
 @VIEWPORTS
