@@ -168,7 +168,7 @@ export function renderArrange(ctx, view) {
   submit.disabled = !editable || !readyToSubmit(layout, spare) || fouled.length > 0 || ctx.ui.submitting;
   $("toolbar").hidden = !editable;
   ["sort", "reset"].forEach((id) => ($(id).disabled = !editable));
-  renderSort(ctx, layout.hand);
+  renderSort(ctx);
   renderHandTypes(ctx, editable);
   const notice = $("auto-notice");
   if (you.auto && you.arrangement) {
@@ -196,7 +196,7 @@ function shownRow(cards, a2345) {
 const SORT_NAMES = { rank: _("Sort: rank"), suit: _("Sort: suit"), count: _("Sort: count") };
 
 // The order the hand area is kept in (ctx.ui.sortOrder): by rank when a new hand opens.
-function renderSort(ctx, hand) {
+function renderSort(ctx) {
   const key = (ctx.state.you.hand || []).join(" ");
   if (ctx.ui.sortedHand !== key) {
     ctx.ui.sortedHand = key;
@@ -214,7 +214,8 @@ function groupOptions(ctx) {
 }
 
 // One button per hand type of the deck: enabled when the cards not yet placed hold one; the
-// one last pressed shows which of its groups is selected ("2/3").
+// one last pressed, while its group is the selection, is marked active and says which of its
+// groups that is ("2/3", on a desktop).
 function renderHandTypes(ctx, editable) {
   const box = $("handtypes");
   box.hidden = !editable;
@@ -233,14 +234,14 @@ function renderHandTypes(ctx, editable) {
     });
   }
   const hand = ctx.state.layout.hand;
-  const selected = [...ctx.ui.selected];
+  const key = (cards) => cards.slice().sort().join(" ");
+  const selected = key([...ctx.ui.selected]);
   const options = groupOptions(ctx);
   box.querySelectorAll("button[data-type]").forEach((button) => {
     const groups = handTypeGroups(hand, button.dataset.type, options);
     button.disabled = groups.length === 0;
     button.dataset.groups = String(groups.length);
-    const key = (cards) => cards.slice().sort().join(" ");
-    const at = ctx.ui.handType === button.dataset.type ? groups.findIndex((g) => key(g) === key(selected)) : -1;
+    const at = ctx.ui.handType === button.dataset.type ? groups.findIndex((g) => key(g) === selected) : -1;
     button.classList.toggle("active", at >= 0);
     button.querySelector(".ht-count").textContent = at >= 0 ? at + 1 + "/" + groups.length : "";
   });
