@@ -25,6 +25,25 @@ class SignUpForm(UserCreationForm):
         fields = ("username", "email")
 
 
+class TableSettingsForm(forms.Form):
+    """The player's table settings (profile page): how a new hand opens (RULES.md §6)."""
+
+    SUGGESTED = "suggested"
+    SORTED = "sorted"
+
+    opening = forms.ChoiceField(
+        label=_("A new hand opens"),
+        choices=[
+            (SUGGESTED, _("laid out in the rows as the best suggestion")),
+            (SORTED, _("sorted by rank, the rows empty")),
+        ],
+        widget=forms.RadioSelect,
+    )
+
+    def default_layout(self) -> bool:
+        return bool(self.cleaned_data["opening"] == self.SUGGESTED)
+
+
 def _new_idempotency_key(prefix: str) -> str:
     return f"{prefix}:{uuid.uuid4()}"
 

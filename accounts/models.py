@@ -30,12 +30,21 @@ class User(AbstractUser):
     rewriting every foreign key to the user table. ``is_bot``: a bot player (games.live.bots),
     seated and played by the platform; it has an unusable password and never logs in. A bot's
     nickname is a pair: ``first_name`` in Chinese, ``last_name`` in English (games.live.bots).
+    ``default_layout``: the player's table setting of how a new hand opens (RULES.md §6).
     """
 
     is_bot = models.BooleanField(
         _("bot"),
         default=False,
         help_text=_("A bot player, played by the platform; it cannot log in."),
+    )
+    default_layout = models.BooleanField(
+        _("open the hand laid out as the best suggestion"),
+        default=True,
+        help_text=_(
+            "On: a new hand opens laid out in the rows as the first suggestion (one tap on "
+            "Reset clears them). Off: it opens sorted in the hand area, the rows empty."
+        ),
     )
 
     def display_name(self) -> str:

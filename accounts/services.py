@@ -357,3 +357,15 @@ def economy_settings_get_or_create() -> EconomySettings:
     """The stored economy settings, created with the defaults if there are none yet."""
     stored, _created = EconomySettings.objects.get_or_create(pk=EconomySettings.SINGLETON_ID)
     return stored
+
+
+# Settings.
+
+
+@transaction.atomic
+def user_settings_update(*, user: User, default_layout: bool) -> User:
+    """Save the player's table settings: whether a new hand opens laid out as the first
+    suggestion (RULES.md §6). Only that column is written."""
+    user.default_layout = default_layout
+    user.save(update_fields=["default_layout"])
+    return user

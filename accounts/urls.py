@@ -35,4 +35,5 @@ urlpatterns = [
     path("profile/", views.profile, name="profile"),
     path("profile/daily-bonus/", views.claim_daily_bonus, name="claim_daily_bonus"),
     path("profile/relief/", views.claim_relief, name="claim_relief"),
+    path("profile/settings/", views.save_settings, name="save_settings"),
 ]

@@ -28,10 +28,15 @@ from accounts.economy import (
     relief_status,
 )
 from accounts.errors import ClaimRefused, SignupRefused
-from accounts.forms import SignUpForm
+from accounts.forms import SignUpForm, TableSettingsForm
 from accounts.models import Transaction
 from accounts.selectors import wallet_balance, wallet_entries
-from accounts.services import user_signup, wallet_daily_bonus_claim, wallet_relief_claim
+from accounts.services import (
+    user_settings_update,
+    user_signup,
+    wallet_daily_bonus_claim,
+    wallet_relief_claim,
+)
 from shisanshui.api import retry_message
 
 ENTRIES_PER_PAGE = 20
@@ -95,12 +100,22 @@ class SignUpView(FormView):
         return redirect(self._next_url() or "accounts:profile")
 
 
-def _profile_page(request: HttpRequest, *, status: int = 200) -> HttpResponse:
+def _profile_page(
+    request: HttpRequest, *, status: int = 200, settings_form: TableSettingsForm | None = None
+) -> HttpResponse:
     page = Paginator(wallet_entries(user=request.user), ENTRIES_PER_PAGE).get_page(
         request.GET.get("page")
     )
     economy = economy_settings()
+    if settings_form is None:
+        opening = (
+            TableSettingsForm.SUGGESTED
+            if getattr(request.user, "default_layout", True)
+            else TableSettingsForm.SORTED
+        )
+        settings_form = TableSettingsForm(initial={"opening": opening})
     context = {
+        "settings_form": settings_form,
         "balance": wallet_balance(user=request.user),
         "page": page,
         "daily_bonus": daily_bonus_status(user=request.user, economy=economy),
@@ -180,3 +195,24 @@ def claim_relief(request: HttpRequest) -> HttpResponse:
         claim=wallet_relief_claim,
         done=_("You received a relief grant of %(amount)s coins."),
     )
+
+
+@login_required
+@require_POST
+def save_settings(request: HttpRequest) -> HttpResponse:
+    """The profile's table settings: saved, then back to the profile. A value the form does not
+    offer: the profile with the form's error (400), nothing saved. Over the rate (per user): the
+    profile with status 429 and the time to wait, nothing saved."""
+    throttle = ClaimThrottle("profile_settings")
+    if not throttle.allow_request(request, None):
+        seconds = max(1, math.ceil(throttle.wait() or 1))
+        messages.error(request, retry_message(seconds))
+        response = _profile_page(request, status=429)
+        response["Retry-After"] = str(seconds)
+        return response
+    form = TableSettingsForm(request.POST)
+    if not form.is_valid():
+        return _profile_page(request, status=400, settings_form=form)
+    user_settings_update(user=request.user, default_layout=form.default_layout())
+    messages.success(request, _("Your table settings are saved."))
+    return redirect("accounts:profile")

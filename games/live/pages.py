@@ -114,6 +114,9 @@ def _table_page(request: HttpRequest, room: Any, *, position: int | None) -> Htt
         "base_score": room["base_score"],
         "balance": balance,
         "player_id": str(request.user.pk),
+        # How a fresh hand opens (RULES.md §6): laid out as the first suggestion, or sorted in
+        # the hand area (the player's setting on the profile page).
+        "opening": "suggested" if getattr(request.user, "default_layout", True) else "sorted",
         "username": request.user.get_username(),
         "names": {str(p["position"]): p["name"] for p in room["players"]},
         "gone_names": _gone_names(room),

@@ -406,6 +406,8 @@ REST_FRAMEWORK = {
         # buttons share each budget); the economy settings decide what may be claimed.
         "wallet_daily_bonus": env_str("WALLET_DAILY_BONUS_RATE", "10/min"),
         "wallet_relief": env_str("WALLET_RELIEF_RATE", "10/min"),
+        # The profile's table settings form, per user.
+        "profile_settings": env_str("PROFILE_SETTINGS_RATE", "30/min"),
         # Reviews of one's own hand (games.apis): each runs the arrangement model twice.
         "round_review": env_str("ROUND_REVIEW_RATE", "30/min"),
         # A duplicate match's results (games.apis): every settled deal of every table.

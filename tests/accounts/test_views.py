@@ -214,3 +214,94 @@ def test_the_profile_speaks_chinese(client: Client, make_player: MakePlayer) -> 
     text = body.decode()
 
     assert "余额" in text and "记录" in text and "赠送" in text
+
+
+# The table settings (RULES.md §6: how a new hand opens).
+
+
+def test_6_the_profile_turns_the_default_layout_off_and_on(
+    client: Client, make_player: MakePlayer
+) -> None:
+    player = make_player()
+    assert player.default_layout is True  # the site's default
+    client.force_login(player)
+    page = client.get(reverse("accounts:profile"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert re.search(r'value="suggested"[^>]*checked', page)
+    assert "Table settings" in page
+
+    response = client.post(reverse("accounts:save_settings"), {"opening": "sorted"})
+    assert response.status_code == 302 and response["Location"] == reverse("accounts:profile")
+    player.refresh_from_db()
+    assert player.default_layout is False
+    page = client.get(reverse("accounts:profile")).content.decode()
+    assert re.search(r'value="sorted"[^>]*checked', page)
+
+    client.post(reverse("accounts:save_settings"), {"opening": "suggested"})
+    player.refresh_from_db()
+    assert player.default_layout is True
+
+
+def test_6_a_bad_table_setting_is_refused_and_changes_nothing(
+    client: Client, make_player: MakePlayer
+) -> None:
+    player = make_player()
+    client.force_login(player)
+    for data in ({"opening": "upside-down"}, {}, {"opening": ["sorted", "x" * 5000]}):
+        response = client.post(reverse("accounts:save_settings"), data, HTTP_ACCEPT_LANGUAGE="en")
+        assert response.status_code == 400
+        assert "Select a valid choice" in response.content.decode() or (
+            "This field is required" in response.content.decode()
+        )
+        player.refresh_from_db()
+        assert player.default_layout is True
+    zh = client.post(
+        reverse("accounts:save_settings"), {"opening": "?"}, HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert zh.status_code == 400 and "选择一个有效的选项" in zh.content.decode()
+
+    assert client.get(reverse("accounts:save_settings")).status_code == 405
+    anonymous = Client().post(reverse("accounts:save_settings"), {"opening": "sorted"})
+    assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
+    csrf = Client(enforce_csrf_checks=True)
+    csrf.force_login(player)
+    assert csrf.post(reverse("accounts:save_settings"), {"opening": "sorted"}).status_code == 403
+    player.refresh_from_db()
+    assert player.default_layout is True
+
+
+def test_6_the_table_settings_are_rate_limited_per_user(
+    client: Client, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {**SimpleRateThrottle.THROTTLE_RATES, "profile_settings": "2/min"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    player = make_player()
+    client.force_login(player)
+    for opening in ("sorted", "suggested"):
+        assert (
+            client.post(reverse("accounts:save_settings"), {"opening": opening}).status_code == 302
+        )
+
+    response = client.post(
+        reverse("accounts:save_settings"), {"opening": "sorted"}, HTTP_ACCEPT_LANGUAGE="en"
+    )
+
+    assert response.status_code == 429 and int(response["Retry-After"]) >= 1
+    assert "Too many requests: try again in" in response.content.decode()
+    player.refresh_from_db()
+    assert player.default_layout is True  # the third was not saved
+
+
+def test_6_the_table_settings_speak_chinese(client: Client, make_player: MakePlayer) -> None:
+    player = make_player()
+    client.force_login(player)
+    page = client.get(reverse("accounts:profile"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "牌桌设置" in page and "按最佳推荐摆好三墩" in page and "按点数排好，三墩留空" in page
+    response = client.post(
+        reverse("accounts:save_settings"),
+        {"opening": "sorted"},
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+        follow=True,
+    )
+    assert "牌桌设置已保存。" in response.content.decode()

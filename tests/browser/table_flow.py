@@ -58,8 +58,13 @@ PACING = {
 }
 
 
-def sign_up(player: Player, base_url: str) -> None:
-    """Sign up through the form; the site then shows the profile page, logged in."""
+def sign_up(player: Player, base_url: str, *, default_layout: bool = False) -> None:
+    """Sign up through the form; the site then shows the profile page, logged in.
+
+    The table opens a new hand laid out as the first suggestion unless the player turned
+    that off (RULES.md §6, the profile's table settings). The steps below place the cards of a
+    hand one by one, so a player starts with it off (``default_layout=False``: the hand opens
+    sorted in the hand area, the rows empty) unless the test asks for the site's default."""
     page = player.page
     page.goto(f"{base_url}/accounts/signup/")
     form = page.locator("form.form")
@@ -68,6 +73,7 @@ def sign_up(player: Player, base_url: str) -> None:
     form.locator("input[name=password2]").fill(PASSWORD)
     form.locator("button[type=submit]").click()
     page.wait_for_url("**/accounts/profile/", timeout=PAGE)
+    User.objects.filter(username=player.name).update(default_layout=default_layout)
     player.user = User.objects.get(username=player.name)
 
 
@@ -170,9 +176,12 @@ def cards_in(player: Player, zone: str) -> list[str]:
 
 
 def wait_for_hand(player: Player) -> list[str]:
-    """Wait for the 13 cards to be dealt and playable; returns them."""
+    """Wait for the 13 cards to be dealt and playable, and for the deal's suggestions (they
+    come a moment after the hand, and an untouched layout takes them: with spare cards the
+    tray becomes the best one's); returns them."""
     expect(player.testid("phase")).to_have_attribute("data-phase", PLAY_PHASES, timeout=SERVER)
     expect(player.page.locator("[data-testid=hand] [data-card]")).to_have_count(13, timeout=PAGE)
+    expect(player.page.locator("#suggestions .sg-waiting")).to_have_count(0, timeout=SERVER)
     hand = cards_in(player, "hand")
     assert len(set(hand)) == 13, hand
     return hand
@@ -250,7 +259,9 @@ def click_card(player: Player, card: str) -> None:
 
 
 def place_by_clicks(player: Player, cards: Sequence[str], row: str) -> None:
-    """Click each card of the hand (it is selected), then the row: they move there."""
+    """Click each card of the hand (it is selected), then the row: they move there. Cards
+    already in the row are left there (when two rows are full, the page fills the third)."""
+    cards = [c for c in cards if c not in cards_in(player, f"row-{row}")]
     if not cards:
         return
     for card in cards:
@@ -297,7 +308,8 @@ def drag_card(player: Player, card: str, row: str) -> None:
 
 def place(player: Player, rows: dict[str, list[str]], *, drag: int = 1) -> None:
     """Place the cards of the hand as ``rows`` says (cards already in their row stay): the
-    last ``drag`` cards to place (back row first) by drag and drop, the others by clicks."""
+    last ``drag`` cards to place (back row first) by drag and drop, first, then the others by
+    clicks, row by row (when two rows are full the page moves the rest to the third itself)."""
     missing = {r: [c for c in rows[r] if c not in cards_in(player, f"row-{r}")] for r in ROWS}
     dragged: dict[str, list[str]] = {r: [] for r in ROWS}
     left = drag
@@ -308,9 +320,10 @@ def place(player: Player, rows: dict[str, list[str]], *, drag: int = 1) -> None:
         left -= take
     assert left == 0, f"fewer than {drag} cards to place"
     for row in ROWS:
-        place_by_clicks(player, [c for c in missing[row] if c not in dragged[row]], row)
         for card in dragged[row]:
             drag_card(player, card, row)
+    for row in ROWS:
+        place_by_clicks(player, [c for c in missing[row] if c not in dragged[row]], row)
     assert_rows(player, rows)
 
 

@@ -354,8 +354,12 @@ def test_a_joker_dragged_into_a_row_shows_what_it_stands_for(
     dealt(page, 13)
     place_by_taps(page, JOKER_ME["front"], "front")
     place_by_taps(page, JOKER_ME["middle"], "middle")
-    place_by_taps(page, JOKER_ME["back"][:4], "back")
+    # The front and the middle full, the page put the rest in the back: the joker is taken
+    # back to the hand, to be dragged there.
     joker = page.locator("[data-testid=row-back] [data-card=RJ]")
+    expect(page.locator("[data-testid=row-back] [data-card]")).to_have_count(5, timeout=PAGE)
+    joker.dblclick()
+    expect(page.locator("[data-testid=hand] [data-card=RJ]")).to_be_visible(timeout=PAGE)
     # In the hand a joker stands for nothing yet.
     expect(page.locator("[data-testid=hand] [data-card=RJ]")).not_to_have_attribute(
         "data-stands", "TS"

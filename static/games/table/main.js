@@ -24,7 +24,11 @@
 //   tray                with spare cards: the cards set aside (swapped with the 13 kept)
 //   set-aside           a player's set-aside cards in the comparison (data-position) and in
 //                       the settlement (data-position)
-//   sort-rank, sort-suit, reset
+//   sort                data-order="rank|suit|count": the hand area's order (a press: the next)
+//   reset
+//   handtype-<type>     one per hand type (pair … straight_flush, five_of_a_kind with the
+//                       variant decks): disabled when the unplaced cards hold none;
+//                       data-groups="<n>"; a press selects the next group of the type
 //   suggestion          one per suggestion (click applies it)
 //   foul-warning        names the rows; data-rows="front,middle"
 //   submit-button, arrange-countdown, auto-notice
@@ -65,6 +69,9 @@ function start() {
       serverFoul: null,
       submitting: false,
       showAllSuggestions: false,
+      sortOrder: "rank", // the hand area's order: rank, suit or count
+      sortedHand: null, // the hand that order is for (a new hand opens by rank)
+      handType: null, // the hand-type button last pressed (its group is the selection)
       suggestAsked: new Set(), // keys of the 13-card sets `suggest` was sent for
       suggestPending: null, // {key, cards} of the last `suggest` sent
       balance: cfg.balance,

@@ -27,12 +27,28 @@ export {
   jokersIn,
   keptCards,
   layoutFromYou,
+  openingLayout,
   readyToSubmit,
   rowJokers,
   spareOf,
   submitFields,
   swapCards,
 } from "./state/layout.js";
+export {
+  HAND_TYPES,
+  SORTS,
+  autoFilled,
+  fiveOfAKindIn,
+  handTypeGroups,
+  handTypesFor,
+  nextGroup,
+  nextSort,
+  rowDisplayOrder,
+  sortByCount,
+  sortByRank,
+  sortBySuit,
+  sortCards,
+} from "./state/handtypes.js";
 export { dealSuggestionsPending, shownSuggestions, withHandSuggestions, withSuggested } from "./state/suggestions.js";
 export { finishTimeline, markClosed, withLayout, withNames } from "./state/updates.js";
 export {

@@ -113,11 +113,27 @@ def test_a_seated_player_gets_the_table_with_its_socket(
     assert "/jsi18n/" in body and "vendor/sortablejs/Sortable.min.js" in body
 
 
+def test_6_the_page_opens_a_hand_as_the_players_setting_says(
+    room: Room, make_player: Callable[[], User]
+) -> None:
+    """RULES.md §6: laid out as the first suggestion by default; sorted, the rows empty, for
+    a player who turned that off."""
+    bob = make_player()
+    room_join(user=bob, room_id=room.pk)
+    body = page_for(bob).get(f"/games/table/{room.pk}/").content.decode()
+    assert table_config(body)["opening"] == "suggested"
+
+    User.objects.filter(pk=bob.pk).update(default_layout=False)
+    body = page_for(bob).get(f"/games/table/{room.pk}/").content.decode()
+    assert table_config(body)["opening"] == "sorted"
+    assert 'data-testid="sort"' in body and 'data-testid="handtypes"' in body
+
+
 def test_the_page_speaks_chinese(room: Room) -> None:
     response = page_for(room.owner).get(f"/games/table/{room.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans")
 
     body = response.content.decode()
-    assert "按点数排序" in body and "出牌" in body and "推荐牌型" in body
+    assert "排序" in body and "选择牌型" in body and "出牌" in body and "推荐牌型" in body
 
 
 def test_the_javascript_catalog_serves_the_table_strings_in_chinese(client: Client) -> None:

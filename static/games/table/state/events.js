@@ -2,7 +2,7 @@
 // the round, my own hand, and the comparison's timed events (kept on the timeline). An event
 // of the wire format {version, type, payload} at or below the state's version changes nothing.
 
-import { emptyLayout, initialLayout, layoutFromYou, spareOf } from "./layout.js";
+import { emptyLayout, layoutFromYou, openingLayout, spareOf } from "./layout.js";
 import { PLAY_PHASES } from "./questions.js";
 import { freshCompare, freshYou } from "./snapshot.js";
 import { TIMED, withTimed } from "./timeline.js";
@@ -168,7 +168,7 @@ const HAND_EVENTS = {
     });
     const start = state.deal ? state.deal.started_at : state.table.started_at;
     return Object.assign(next, {
-      layout: initialLayout(p.cards, p.suggestions, spareOf(state.table.config)),
+      layout: openingLayout(p.cards, p.suggestions, spareOf(state.table.config), state.opening),
       dealing: { start: start === undefined ? null : start, offsets_ms: p.offsets_ms || [] },
       suggested: {},
     });
@@ -183,7 +183,7 @@ const HAND_EVENTS = {
     if (Array.isArray(p.unused)) arrangement.unused = p.unused;
     if (p.jokers && typeof p.jokers === "object") arrangement.jokers = p.jokers;
     const next = withYou(state, { arrangement, auto: p.auto });
-    return Object.assign(next, { layout: layoutFromYou(next.you, spareOf(state.table.config)) });
+    return Object.assign(next, { layout: layoutFromYou(next.you, spareOf(state.table.config), state.opening) });
   },
   draft_saved(state, p) {
     return withYou(state, { draft: p.draft });

@@ -7,6 +7,8 @@
 // the 13 by the player, never placed in a row); jokers in a full row carry what they stand
 // for (`jokers`).
 
+import { sortByRank } from "./cardorder.js";
+
 export const ROWS = ["front", "middle", "back"];
 export const ROW_SIZE = { front: 3, middle: 5, back: 5 };
 export const HAND_SIZE = 13;
@@ -79,6 +81,23 @@ export function initialLayout(hand, suggestions, spare) {
   return layout;
 }
 
+// How a fresh hand opens on the table page (its #table-config `opening`, the player's setting,
+// RULES.md §6): "suggested" — laid out in the rows as the first suggestion (the hand area sorted
+// by rank while the suggestions are on their way); "sorted" — every card in the hand area,
+// sorted by rank; anything else (the replay, the reducer's tests) — as dealt (initialLayout).
+export function openingLayout(hand, suggestions, spare, opening) {
+  const layout = initialLayout(hand, suggestions, spare);
+  if (opening !== "suggested" && opening !== "sorted") return layout;
+  const first = Array.isArray(suggestions) && suggestions.length ? suggestions[0] : null;
+  if (opening === "suggested" && first) {
+    const laid = applySuggestion(layout, first, hand, spare);
+    laid.hand = sortByRank(laid.hand);
+    return laid;
+  }
+  layout.hand = sortByRank(layout.hand);
+  return layout;
+}
+
 // Exchange a card of the tray with one of the 13 kept (in the hand area or a row): each takes
 // the other's place. Null when the two are not one tray card and one kept card.
 export function swapCards(layout, a, b) {
@@ -146,8 +165,8 @@ export function rowJokers(cards, known, size, evaluate, a2345) {
 }
 
 // The local arrangement from `you`: the submitted rows, or the hand with the saved draft (its
-// tray too, with spare cards).
-export function layoutFromYou(you, spare) {
+// tray too, with spare cards); with neither, the hand as it opens (`opening`, openingLayout).
+export function layoutFromYou(you, spare, opening) {
   const hand = you.hand || [];
   const a = you.arrangement;
   if (a) {
@@ -159,7 +178,7 @@ export function layoutFromYou(you, spare) {
     return layout;
   }
   const draft = you.draft;
-  if (!draft || typeof draft !== "object") return initialLayout(hand, you.suggestions, spare);
+  if (!draft || typeof draft !== "object") return openingLayout(hand, you.suggestions, spare, opening);
   const layout = emptyLayout(spare);
   const left = new Set(hand);
   if (spare) {

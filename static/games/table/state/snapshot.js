@@ -46,7 +46,7 @@ export function freshCompare() {
 }
 
 // cfg: the page's #table-config (position, player_id, username, seats, base_score, names,
-// gone_names).
+// gone_names, opening).
 export function initialState(cfg) {
   return {
     me: cfg.position,
@@ -54,6 +54,7 @@ export function initialState(cfg) {
     username: cfg.username,
     baseScore: cfg.base_score,
     table: freshTable(cfg.seats),
+    opening: cfg.opening || null, // how a fresh hand opens (layout.js openingLayout)
     you: freshYou(),
     layout: emptyLayout(),
     deal: null, // the `deal` event's payload (pace of the card backs)
@@ -111,7 +112,7 @@ export function applySnapshot(state, snap, evaluate) {
   return Object.assign({}, state, {
     table,
     you,
-    layout: layoutFromYou(you, spareOf(snap.config)),
+    layout: layoutFromYou(you, spareOf(snap.config), state.opening),
     deal: null,
     dealing: null,
     compare,

@@ -2,7 +2,7 @@
 // after it in a `hand_suggestions` message) and, with spare cards, the `suggest` replies for
 // other sets of 13 kept cards (docs/protocol.md).
 
-import { HAND_SIZE, cardsKey, cardsOf, initialLayout, keptCards, sameSet, spareOf } from "./layout.js";
+import { HAND_SIZE, cardsKey, cardsOf, keptCards, openingLayout, sameSet, spareOf } from "./layout.js";
 import { withYou } from "./updates.js";
 
 // Whether the hand held came live without its suggestions (`"suggestions": null`), which
@@ -29,17 +29,17 @@ export function shownSuggestions(state) {
 }
 
 // The deal's suggestions {cards, suggestions} (the `hand_suggestions` message, a moment after
-// the hand): kept when they are for the hand held. With spare cards, a layout still as
-// the hand came (nothing moved) sets aside what the best of them does, as a hand that came
-// with them would have.
+// the hand): kept when they are for the hand held. A layout still as the hand came (nothing
+// moved) becomes what a hand that came with them would have opened as: with spare cards, the
+// best one's cards set aside; with the default layout, the best one laid out in the rows.
 export function withHandSuggestions(state, message) {
   const hand = state.you.hand;
   if (!hand || !message || !Array.isArray(message.suggestions) || !sameSet(message.cards, hand)) return state;
   const next = withYou(state, { suggestions: message.suggestions });
   const spare = spareOf(state.table.config);
-  const untouched = JSON.stringify(initialLayout(hand, state.you.suggestions, spare));
-  if (spare && JSON.stringify(state.layout) === untouched) {
-    next.layout = initialLayout(hand, message.suggestions, spare);
+  const untouched = JSON.stringify(openingLayout(hand, state.you.suggestions, spare, state.opening));
+  if ((spare || state.opening === "suggested") && JSON.stringify(state.layout) === untouched) {
+    next.layout = openingLayout(hand, message.suggestions, spare, state.opening);
   }
   return next;
 }

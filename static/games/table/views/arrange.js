@@ -1,6 +1,11 @@
 // Arranging: the hand and the three rows, selection and taps, drag and drop (the vendored
-// SortableJS at window.Sortable), sorting, reset, the live foul check and Submit. The view
-// changes the layout only through ctx.setLayout(); actions go through ctx.act().
+// SortableJS at window.Sortable), the hand-type buttons (RULES.md §6: each selects the
+// strongest group of its type among the cards not yet placed, pressed again the next one),
+// the sort button (rank → suit → count), reset, the live foul check and Submit. When two rows
+// are full, the cards left go to the third by themselves. On a desktop, a double-click clears
+// the selection (on a card of a row: that card back to the hand) and a right-click on a card
+// selects the unplaced cards of its suit. A full row is shown in order: a straight low to high.
+// The view changes the layout only through ctx.setLayout(); actions go through ctx.act().
 // With spare cards (RULES.md §12.4) the tray holds the cards set aside: one of them and one
 // of the 13 kept swap places when tapped one after the other, or when one is dropped on the
 // other. A full row's jokers show what they stand for.
@@ -17,6 +22,14 @@ import {
   submitFields,
   shownSuggestions,
   rowJokers,
+  autoFilled,
+  handTypeGroups,
+  handTypesFor,
+  fiveOfAKindIn,
+  nextGroup,
+  nextSort,
+  rowDisplayOrder,
+  sortCards,
 } from "../state.js";
 import { C, _, fmt, $, el, signed, toast, ROW_NAMES } from "./common.js";
 import { renderSuggestions } from "./suggestions.js";
@@ -115,7 +128,7 @@ export function renderArrange(ctx, view) {
   ROWS.forEach((r) => {
     const zone = ctx.root.querySelector('.row-zone[data-row="' + r + '"]');
     const jokers = rowJokers(layout[r], known, ROW_SIZE[r], C.evaluate, a2345);
-    fillZone(ctx, r, layout[r], landed, { foul: fouled.includes(r), shown: true, jokers });
+    fillZone(ctx, r, shownRow(layout[r], a2345), landed, { foul: fouled.includes(r), shown: true, jokers });
     zone.classList.toggle("full", layout[r].length === ROW_SIZE[r]);
     zone.classList.toggle("foul", fouled.includes(r));
     zone.querySelector(".row-name").textContent = ROW_NAMES[r] + " " + layout[r].length + "/" + ROW_SIZE[r];
@@ -154,7 +167,9 @@ export function renderArrange(ctx, view) {
   const submit = $("submit-button");
   submit.disabled = !editable || !readyToSubmit(layout, spare) || fouled.length > 0 || ctx.ui.submitting;
   $("toolbar").hidden = !editable;
-  ["sort-rank", "sort-suit", "reset"].forEach((id) => ($(id).disabled = !editable));
+  ["sort", "reset"].forEach((id) => ($(id).disabled = !editable));
+  renderSort(ctx);
+  renderHandTypes(ctx, editable);
   const notice = $("auto-notice");
   if (you.auto && you.arrangement) {
     notice.hidden = false;
@@ -164,6 +179,72 @@ export function renderArrange(ctx, view) {
   } else notice.hidden = true;
   renderSuggestions(ctx, editable);
   sortables.forEach((s) => s.option("disabled", !editable));
+}
+
+// A full row in the order it is shown (a straight low to high, other hands groups first).
+function shownRow(cards, a2345) {
+  if (cards.length !== 3 && cards.length !== 5) return cards;
+  try {
+    return rowDisplayOrder(cards, C.evaluate(cards, a2345));
+  } catch (e) {
+    return cards;
+  }
+}
+
+// ---- sorting and the hand-type buttons ----------------------------------------------------------
+
+const SORT_NAMES = { rank: _("Sort: rank"), suit: _("Sort: suit"), count: _("Sort: count") };
+
+// The order the hand area is kept in (ctx.ui.sortOrder): by rank when a new hand opens.
+function renderSort(ctx) {
+  const key = (ctx.state.you.hand || []).join(" ");
+  if (ctx.ui.sortedHand !== key) {
+    ctx.ui.sortedHand = key;
+    ctx.ui.sortOrder = "rank";
+  }
+  const button = $("sort");
+  button.dataset.order = ctx.ui.sortOrder;
+  button.textContent = SORT_NAMES[ctx.ui.sortOrder];
+  button.title = _("Sort the hand by rank, by suit or by count (groups first)");
+}
+
+function groupOptions(ctx) {
+  const config = ctx.state.table.config;
+  return { a2345: config ? config.a2345 : "lowest", fiveOfAKind: fiveOfAKindIn(config) };
+}
+
+// One button per hand type of the deck: enabled when the cards not yet placed hold one; the
+// one last pressed, while its group is the selection, is marked active and says which of its
+// groups that is ("2/3", on a desktop).
+function renderHandTypes(ctx, editable) {
+  const box = $("handtypes");
+  box.hidden = !editable;
+  if (!editable) return;
+  const types = handTypesFor(ctx.state.table.config);
+  if (box.dataset.types !== types.join(" ")) {
+    box.dataset.types = types.join(" ");
+    box.textContent = "";
+    types.forEach((type) => {
+      const button = el("button", "btn handtype");
+      button.type = "button";
+      button.dataset.type = type;
+      button.setAttribute("data-testid", "handtype-" + type);
+      button.append(el("span", "ht-name", ctx.words.categoryName(type)), el("span", "ht-count", ""));
+      box.append(button);
+    });
+  }
+  const hand = ctx.state.layout.hand;
+  const key = (cards) => cards.slice().sort().join(" ");
+  const selected = key([...ctx.ui.selected]);
+  const options = groupOptions(ctx);
+  box.querySelectorAll("button[data-type]").forEach((button) => {
+    const groups = handTypeGroups(hand, button.dataset.type, options);
+    button.disabled = groups.length === 0;
+    button.dataset.groups = String(groups.length);
+    const at = ctx.ui.handType === button.dataset.type ? groups.findIndex((g) => key(g) === selected) : -1;
+    button.classList.toggle("active", at >= 0);
+    button.querySelector(".ht-count").textContent = at >= 0 ? at + 1 + "/" + groups.length : "";
+  });
 }
 
 // ---- the player's hands on the cards --------------------------------------------------------
@@ -208,8 +289,19 @@ function moveSelected(ctx, to) {
     layout[to].push(c);
   });
   selected.clear();
-  ctx.setLayout(layout);
+  ctx.setLayout(placed(ctx, current, layout));
   ctx.changed();
+}
+
+// A layout the player changed, tidied: cards back in the hand area take their place in its
+// order; when cards left the hand area and two rows are full, the rest fill the third.
+function placed(ctx, before, layout) {
+  let next = layout;
+  if (layout.hand.some((c) => !before.hand.includes(c))) {
+    next = Object.assign({}, next, { hand: sortCards(next.hand, ctx.ui.sortOrder) });
+  }
+  if (layout.hand.length < before.hand.length) next = autoFilled(next) || next;
+  return next;
 }
 
 // ctx: {root, state, ui, setLayout(layout), changed(), render(), act(type, fields)}
@@ -262,30 +354,61 @@ export function setUpArrange(ctx) {
     if (zone && selected.size) moveSelected(ctx, zone.dataset.zone);
   });
 
+  // A double-click clears the selection; on a card of a row it also sends that card back.
   $("arrange").addEventListener("dblclick", (event) => {
-    if (!editable()) return;
+    if (!editable() || event.target.closest(".suggestions-box, .handtypes, .toolbar")) return;
     const card = event.target.closest(".card");
-    if (!card || ["hand", "tray", undefined].includes(zoneOf(ctx.state.layout, card.dataset.card))) return;
     selected.clear();
+    if (!card || ["hand", "tray", undefined].includes(zoneOf(ctx.state.layout, card.dataset.card))) {
+      ctx.render();
+      return;
+    }
     selected.add(card.dataset.card);
     moveSelected(ctx, "hand");
   });
 
-  // Sorting orders the hand area (and the tray).
-  const sorted = (sort) => {
+  // A right-click on a card selects every unplaced card of its suit (no context menu there).
+  $("arrange").addEventListener("contextmenu", (event) => {
+    const card = event.target.closest(".zone .card[data-card]");
+    if (!card) return;
+    event.preventDefault();
+    if (!editable() || isJoker(card.dataset.card)) return;
+    const suit = C.suitOf(card.dataset.card);
+    selected.clear();
+    ctx.state.layout.hand.filter((c) => !isJoker(c) && C.suitOf(c) === suit).forEach((c) => selected.add(c));
+    ctx.ui.handType = null;
+    ctx.render();
+  });
+
+  // The hand-type buttons: the strongest group of the type, then (pressed again) the next.
+  $("handtypes").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-type]");
+    if (!button || button.disabled || !editable()) return;
+    const type = button.dataset.type;
+    const groups = handTypeGroups(ctx.state.layout.hand, type, groupOptions(ctx));
+    const current = ctx.ui.handType === type ? [...selected] : [];
+    const group = nextGroup(groups, current);
+    selected.clear();
+    (group || []).forEach((c) => selected.add(c));
+    ctx.ui.handType = group ? type : null;
+    ctx.render();
+  });
+
+  // The sort button: the hand area (and the tray) in the next order, rank → suit → count.
+  $("sort").addEventListener("click", () => {
     const layout = ctx.state.layout;
-    const patch = { hand: sort(layout.hand) };
-    if (layout.tray) patch.tray = sort(layout.tray);
+    ctx.ui.sortOrder = nextSort(ctx.ui.sortOrder || "rank");
+    const patch = { hand: sortCards(layout.hand, ctx.ui.sortOrder) };
+    if (layout.tray) patch.tray = sortCards(layout.tray, ctx.ui.sortOrder);
     ctx.setLayout(Object.assign({}, layout, patch));
     ctx.changed();
-  };
-  $("sort-rank").addEventListener("click", () => sorted(C.sortByRank));
-  $("sort-suit").addEventListener("click", () => sorted(C.sortBySuit));
+  });
   // Everything back to the hand area; with spare cards the tray back to the first choice.
   $("reset").addEventListener("click", () => {
     const you = ctx.state.you;
     const layout = initialLayout(you.hand || [], you.suggestions, spareOf(ctx.state.table.config));
-    layout.hand = C.sortByRank(layout.hand);
+    layout.hand = sortCards(layout.hand, "rank");
+    ctx.ui.sortOrder = "rank";
     ctx.setLayout(layout);
     selected.clear();
     ctx.changed();
@@ -404,7 +527,7 @@ function setUpDragAndDrop(ctx) {
             ctx.render();
             return;
           }
-          ctx.setLayout(next);
+          ctx.setLayout(next.hand.length < before.hand.length ? autoFilled(next) || next : next);
           setTimeout(ctx.changed, 0);
         },
       }),

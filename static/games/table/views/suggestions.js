@@ -2,7 +2,7 @@
 // demand. One tap applies one (the click is handled by arrange.js). With spare cards they are
 // the deal's while the tray is one of theirs, else the `suggest` reply for the 13 kept
 // (state.shownSuggestions); a joker shows what it stands for.
-import { ROWS, shownSuggestions, spareOf, cardsKey } from "../state.js";
+import { ROWS, shownSuggestions, spareOf, cardsKey, rowDisplayOrder } from "../state.js";
 import { C, _, fmt, $, el, signed, ROW_NAMES } from "./common.js";
 
 const SUGGESTIONS_SHOWN = 3;
@@ -56,7 +56,11 @@ export function renderSuggestions(ctx, editable) {
     const head = el("span", "sg-head");
     head.append(el("span", "sg-rank", i === 0 ? _("Best") : "#" + (i + 1)));
     if (typeof s.expected_water === "number") {
-      const water = el("span", "sg-water", fmt(_("≈ %(water)s water"), { water: signed(Math.round(s.expected_water * 10) / 10) }));
+      const value = signed(Math.round(s.expected_water * 10) / 10);
+      // The whole phrase, and the number alone for a phone's narrow thumbnails.
+      const water = el("span", "sg-water");
+      water.append(el("span", "sg-water-long", fmt(_("≈ %(water)s water"), { water: value })));
+      water.append(el("span", "sg-water-short", "≈ " + value));
       water.title = _("Expected water against random opponents");
       head.append(water);
     }
@@ -70,7 +74,8 @@ export function renderSuggestions(ctx, editable) {
     ROWS.forEach((r, k) => {
       const part = el("span", "sg-row");
       const cards = el("span", "sg-cards");
-      s[r].forEach((card) => cards.append(picture(card)));
+      // As a row is shown: a straight low to high (23456).
+      rowDisplayOrder(s[r], { category: s.categories[k], jokers }).forEach((card) => cards.append(picture(card)));
       part.append(cards);
       part.append(el("span", "sg-cat", ctx.words.categoryName(s.categories[k])));
       part.title = ROW_NAMES[r];
