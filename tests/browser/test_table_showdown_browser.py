@@ -1,0 +1,200 @@
+"""The showdown in view: through the whole comparison and the settlement, my own three rows
+and their results stay on screen beside the opponents' rows, at 1280×800 and 390×844 with 2
+to 6 seats; on the phone the settlement covers neither Chat nor Ready; the chat panel never
+opens over Submit; a gun and a home run read as events, within the comparison's schedule.
+
+The page is the real one; its socket is served by the pure table machine
+(tests/browser/mock_table.py), so the hands, the specials and the guns are the test's choice.
+With ``SHOTS_DIR`` set, the showdown and the settlement are saved there too (showdown-1280.png,
+settlement-390.png…).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from games.models import RuleConfiguration
+from games.rules.arrange import arrange
+from games.rules.cards import Card
+from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
+from games.rules.specials import detect_special
+from games.table import machine
+from games.table.deck import deal_order
+from lobby.models import Room
+from lobby.services import room_create
+from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot, module_platform
+from tests.browser.mock_table import MockTable
+from tests.browser.table_flow import PAGE, Player, sign_up
+from tests.games.table.helpers import c
+from tests.games.table_helpers import default_rules
+from tests.live_server import LivePlatform
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROWS = ("front", "middle", "back")
+ONLY_DRAGON = {"specials": {sid: {"enabled": sid == "dragon"} for sid in SPECIAL_IDS}}
+DRAGON = c("2S 3H 4D 5C 6S 7H 8D 9C TS JH QD KC AS")
+EXTRA_SUITS = {2: 0, 3: 0, 4: 0, 5: 1, 6: 2}  # the decks that seat them (RULES.md §12.1)
+
+live_platform = module_platform()
+
+
+def rules(**settings: object) -> RuleConfig:
+    pace = {"reveal_interval_ms": 250, "deal_interval_ms": 5, "arrange_seconds": 120}
+    return RuleConfig.from_dict({**ONLY_DRAGON, **pace, **settings}, base=DEFAULT_CONFIG)
+
+
+class ShowdownTable(MockTable):
+    """The mock table dealing a shuffled deck of its configuration, some seats' hands fixed."""
+
+    def deal_hands(self, fixed: Mapping[int, Sequence[Card]], seed: int) -> None:
+        self.game.now = time.time()
+        for s in self.game.state.seats:
+            if not s.ready:
+                self.push(self.game.do(machine.ready, position=s.position))
+        config = self.game.state.config
+        seats = [s.position for s in self.game.state.round_seats]
+        order = deal_order(seats, 0)
+        used = {c for hand in fixed.values() for c in hand}
+        rng = random.Random(seed)
+        while True:  # no special hand but the fixed ones
+            rest = [c for c in config.deck.cards if c not in used]
+            rng.shuffle(rest)
+            hands = {
+                p: list(fixed[p]) if p in fixed else rest[k * 13 : k * 13 + 13]
+                for k, p in enumerate(seats)
+            }
+            if all(p in fixed or detect_special(hands[p], config) is None for p in seats):
+                break
+        leftovers = iter(c for c in rest if not any(c in h for h in hands.values()))
+        deck = [hands[p][k] for k in range(13) for p in order]
+        deck.extend(leftovers)
+        self.push(self.game.deal(deck=deck))
+
+    def play_out(self, declare: Sequence[int] = ()) -> None:
+        """Seats in ``declare`` play their special hand; every other seat its best rows."""
+        config = self.game.state.config
+        for position in declare:
+            self.do(machine.choose_special, position=position, play_special=True)
+        for s in self.game.state.round_seats:
+            if s.position in declare:
+                continue
+            assert s.hand is not None
+            best = arrange(s.hand, config).suggestions[0]
+            self.do(
+                machine.submit,
+                position=s.position,
+                front=best.front,
+                middle=best.middle,
+                back=best.back,
+            )
+
+
+def open_table(player: Player, base_url: str, config: RuleConfig, seats: int) -> ShowdownTable:
+    """A room of ``seats`` with these rules, the player at seat 0, guests in the others."""
+    assert player.user is not None
+    saved = RuleConfiguration.from_engine(config, name=f"showdown {seats} {time.time_ns()}")
+    room: Room = room_create(
+        owner=player.user, base_score=100, seats=seats, name="Showdown table", rules=saved
+    )
+    players = [str(player.user.pk)] + [f"guest-{i}" for i in range(1, seats)]
+    table = ShowdownTable(player.page, players, config, capacity=seats)
+    player.page.goto(f"{base_url}/games/table/{room.pk}/")
+    expect(player.page.get_by_test_id("connection-state")).to_have_attribute(
+        "data-state", "live", timeout=PAGE
+    )
+    expect(player.page.get_by_test_id("seat")).to_have_count(seats, timeout=PAGE)
+    return table
+
+
+@pytest.fixture
+def player(live_platform: LivePlatform, new_page: NewPage) -> Player:
+    default_rules()
+    player = Player("showdown_player", new_page(viewport=DESKTOP))
+    sign_up(player, live_platform.url)
+    return player
+
+
+def save_shot(page: Page, shot: Shot, name: str, *, keep: bool) -> None:
+    """The viewport as the player sees it; copied to SHOTS_DIR when set and ``keep``."""
+    path = shot(page, name)
+    page.screenshot(path=str(path))
+    target = os.environ.get("SHOTS_DIR")
+    if target and keep:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(target) / f"{name}.png")
+
+
+def in_view(page: Page, locator: Locator, what: str) -> None:
+    """Every element drawn wholly inside the viewport as it is (no scrolling)."""
+    size = page.viewport_size
+    assert size is not None
+    boxes = locator.evaluate_all(
+        """els => els.map(e => { const r = e.getBoundingClientRect();
+            return [r.left, r.top, r.right, r.bottom, r.width * r.height,
+                    e.closest("[data-position]")?.dataset.position]; })"""
+    )
+    assert boxes, f"no {what}"
+    for left, top, right, bottom, area, position in boxes:
+        assert area > 0, f"{what} (seat {position}) is not drawn"
+        assert left >= -0.5 and top >= -0.5, (what, left, top)
+        assert right <= size["width"] + 0.5 and bottom <= size["height"] + 0.5, (
+            what,
+            right,
+            bottom,
+            size,
+        )
+
+
+def my_rows(page: Page) -> Locator:
+    return page.locator(".arrange .row-zone")
+
+
+def opponents_rows(page: Page, row: str) -> Locator:
+    return page.locator(f".seat:not([data-me]) .mini-row[data-row={row}]")
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
+def test_my_rows_stay_in_view_beside_the_opponents_through_the_showdown(
+    player: Player, live_platform: LivePlatform, shot: Shot, seats: int, viewport: dict[str, int]
+) -> None:
+    page = player.page
+    page.set_viewport_size(viewport)
+    config = rules(extra_suits=EXTRA_SUITS[seats])
+    table = open_table(player, live_platform.url, config, seats)
+    declarer = seats - 1 if seats >= 3 else None  # its special is revealed after the rows
+    table.deal_hands({declarer: DRAGON} if declarer is not None else {}, seed=seats)
+    table.fire()  # the deal is over
+    table.play_out(declare=[declarer] if declarer is not None else [])
+    normal = seats - 1 - (declarer is not None)
+    for row in ROWS:
+        # The row's result is in: every normal opponent's row shows my water against it.
+        expect(opponents_rows(page, row).locator(".water")).to_have_count(normal, timeout=PAGE)
+        in_view(page, my_rows(page), "my rows")
+        expect(my_rows(page).locator(".row-water").nth(ROWS.index(row))).not_to_have_text("")
+        in_view(page, opponents_rows(page, row), f"the opponents' {row} rows")
+        if row == "middle":
+            save_shot(page, shot, f"showdown-{viewport['width']}", keep=seats == 4)
+    if declarer is not None:
+        special = page.locator(f".seat[data-position='{declarer}'] .special-tag")
+        expect(special).to_be_visible(timeout=PAGE)
+        in_view(page, my_rows(page), "my rows")
+        in_view(page, page.locator(f".seat[data-position='{declarer}'] .mini-row"), "the special")
+    state = table.game.state
+    assert state.deadline is not None
+    page.wait_for_timeout(max(0, (state.deadline - time.time()) * 1000))
+    table.fire()  # settled
+    expect(page.get_by_test_id("settlement-panel")).to_be_visible(timeout=PAGE)
+    in_view(page, my_rows(page), "my rows")
+    for row in ROWS:
+        in_view(page, opponents_rows(page, row), f"the opponents' {row} rows")
+    save_shot(page, shot, f"settlement-{viewport['width']}", keep=seats == 4)
