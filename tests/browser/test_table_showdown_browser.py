@@ -154,6 +154,20 @@ def in_view(page: Page, locator: Locator, what: str) -> None:
         )
 
 
+def on_top(locator: Locator, what: str) -> None:
+    """The element's centre is inside the viewport and nothing is drawn over it there (what
+    a tap at its centre would reach)."""
+    x, y, hit, top = locator.evaluate(
+        """e => { const r = e.getBoundingClientRect();
+            const x = r.left + r.width / 2, y = r.top + r.height / 2;
+            const top = document.elementFromPoint(x, y);
+            const html = top ? top.outerHTML.slice(0, 120) : null;
+            return [x, y, Boolean(top) && e.contains(top), html];
+        }"""
+    )
+    assert hit, f"{what} at ({x:.0f}, {y:.0f}) is covered by {top}"
+
+
 def my_rows(page: Page) -> Locator:
     return page.locator(".arrange .row-zone")
 
@@ -197,4 +211,43 @@ def test_my_rows_stay_in_view_beside_the_opponents_through_the_showdown(
     in_view(page, my_rows(page), "my rows")
     for row in ROWS:
         in_view(page, opponents_rows(page, row), f"the opponents' {row} rows")
+    # Ready and Chat in reach, nothing over them.
+    on_top(page.get_by_test_id("ready-button"), "Ready")
+    on_top(page.get_by_test_id("chat-toggle"), "Chat")
     save_shot(page, shot, f"settlement-{viewport['width']}", keep=seats == 4)
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
+def test_the_open_chat_panel_leaves_submit_and_the_suggestions_in_reach(
+    player: Player, live_platform: LivePlatform, shot: Shot, viewport: dict[str, int]
+) -> None:
+    page = player.page
+    page.set_viewport_size(viewport)
+    table = open_table(player, live_platform.url, rules(), 4)
+    table.deal_hands({}, seed=11)
+    table.fire()  # the deal is over
+    expect(page.locator("[data-testid=hand] [data-card]")).to_have_count(13, timeout=PAGE)
+    suggestions = page.get_by_test_id("suggestion")
+    expect(suggestions.first).to_be_visible(timeout=PAGE)
+    page.get_by_test_id("chat-toggle").click()
+    panel = page.get_by_test_id("chat-panel")
+    expect(panel).to_be_visible()
+    in_view(page, panel, "the chat panel")
+    save_shot(page, shot, f"chat-open-{viewport['width']}", keep=False)
+    for n in range(suggestions.count()):
+        if suggestions.nth(n).is_visible():
+            on_top(suggestions.nth(n), f"suggestion {n + 1}")
+    on_top(page.get_by_test_id("submit-button"), "Submit")
+    on_top(page.get_by_test_id("chat-toggle"), "Chat")
+    # With the panel open: a suggestion applied, then submitted, by taps at their centres.
+    suggestions.first.click()
+    expect(page.locator("[data-testid=hand] [data-card]")).to_have_count(0, timeout=PAGE)
+    submit = page.get_by_test_id("submit-button")
+    expect(submit).to_be_enabled(timeout=PAGE)
+    on_top(submit, "Submit")
+    submit.click()
+    deadline = time.time() + 10
+    while not table.sent("submit") and time.time() < deadline:
+        page.wait_for_timeout(50)
+    assert table.sent("submit"), "Submit did not reach the table"
+    expect(panel).to_be_visible()
