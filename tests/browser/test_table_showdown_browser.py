@@ -33,7 +33,7 @@ from lobby.services import room_create
 from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot, module_platform
 from tests.browser.mock_table import MockTable
 from tests.browser.table_flow import PAGE, Player, sign_up
-from tests.games.table.helpers import c
+from tests.games.table.helpers import arr, c
 from tests.games.table_helpers import default_rules
 from tests.live_server import LivePlatform
 
@@ -251,3 +251,97 @@ def test_the_open_chat_panel_leaves_submit_and_the_suggestions_in_reach(
         page.wait_for_timeout(50)
     assert table.sent("submit"), "Submit did not reach the table"
     expect(panel).to_be_visible()
+
+
+# Seat 1 guns everyone (a home run); seat 0 (mine) guns seats 2 and 3; seat 3 guns seat 2.
+HR_A = arr("AS AH 2C", "KS KH KD 3C 3D", "9C TC JC QC KC")
+HR_B = arr("QS QH 2D", "JS JH JD 4C 4D", "8S 8H 8D 8C 2S")
+HR_C = arr("TS TD 3S", "6S 6H 6D 5C 5D", "9S 9D 9H 7S 7H")
+HR_D = arr("QD 5S 4S", "AD AC 7D 7C 6C", "TH 5H 4H 3H 2H")
+
+# The effect playing: its length (--fx-ms), when each of its CSS animations ends (none with
+# reduced motion), the size of its title and icon, and the viewport's smaller side.
+EFFECT = """(id) => {
+    const fx = document.querySelector(`[data-testid=${id}]`);
+    const ends = fx.getAnimations({ subtree: true })
+        .filter((a) => a instanceof CSSAnimation)
+        .map((a) => a.effect.getComputedTiming().endTime);
+    const style = getComputedStyle(fx.querySelector(".fx-icon"));
+    return {
+        ms: parseFloat(getComputedStyle(fx).getPropertyValue("--fx-ms")),
+        ends,
+        title: parseFloat(getComputedStyle(fx.querySelector(".fx-title")).fontSize),
+        icon: Math.min(parseFloat(style.width), parseFloat(style.height)),
+        side: Math.min(innerWidth, innerHeight),
+        opacity: getComputedStyle(fx).opacity,
+    };
+}"""
+
+
+def effect_shown(page: Page, testid: str) -> dict[str, object]:
+    """Wait (every frame) for the effect to show; what EFFECT says of it then."""
+    page.wait_for_function(
+        "(id) => !document.querySelector(`[data-testid=${id}]`).hidden",
+        arg=testid,
+        polling="raf",
+        timeout=PAGE,
+    )
+    return dict(page.evaluate(EFFECT, testid))
+
+
+@pytest.mark.parametrize(
+    ("viewport", "motion"), [(DESKTOP, "no-preference"), (PHONE, "reduce")], ids=["1280", "390"]
+)
+def test_a_gun_and_a_home_run_read_as_events_within_the_comparison_s_schedule(
+    player: Player, live_platform: LivePlatform, shot: Shot, viewport: dict[str, int], motion: str
+) -> None:
+    page = player.page
+    page.set_viewport_size(viewport)
+    page.emulate_media(reduced_motion=motion)  # type: ignore[arg-type]
+    table = open_table(player, live_platform.url, rules(reveal_interval_ms=600), 4)
+    hands = {0: HR_B, 1: HR_A, 2: HR_D, 3: HR_C}
+    table.deal_hands({p: a.cards for p, a in hands.items()}, seed=3)
+    table.fire()  # the deal is over
+    for position in (1, 2, 3, 0):
+        a = hands[position]
+        table.do(machine.submit, position=position, front=a.front, middle=a.middle, back=a.back)
+    guns = [e.payload for e in table.game.events("gun") if e.payload["kind"] == "gun"]
+    (home_run,) = [e.payload for e in table.game.events("home_run")]
+
+    for testid, effect_ms in (
+        ("gun-animation", guns[0]["effect_ms"]),
+        ("home-run-animation", home_run["effect_ms"]),
+    ):
+        fx = effect_shown(page, testid)
+        # It plays for exactly the time the comparison leaves it, never longer.
+        assert fx["ms"] == effect_ms, fx
+        ends = fx["ends"]
+        assert isinstance(ends, list)
+        if motion == "reduce":
+            assert ends == [] and fx["opacity"] == "1", fx  # shown still, whole
+        else:
+            assert ends and max(ends) <= effect_ms + 1, fx
+            assert max(ends) >= effect_ms * 0.9, fx  # it lasts its whole time
+        # Big: a title of at least 2.8rem, an icon of at least a quarter of the screen's side.
+        assert float(fx["title"]) >= 44, fx  # type: ignore[arg-type]
+        assert float(fx["icon"]) >= 0.25 * float(fx["side"]), fx  # type: ignore[arg-type]
+        save_shot(page, shot, f"{testid}-{viewport['width']}", keep=False)
+
+    # What the guns left: a stamp on each gunned seat, "Home run!" on the shooter's.
+    for gun in guns:
+        stamp = page.locator(
+            f".seat[data-position='{gun['target']}'] [data-testid=seat-shot]"
+            f"[data-shooter='{gun['shooter']}']"
+        )
+        expect(stamp).to_be_visible(timeout=PAGE)
+    expect(page.locator(".seat[data-position='1'] [data-testid=seat-home-run]")).to_be_visible(
+        timeout=PAGE
+    )
+    state = table.game.state
+    assert state.deadline is not None
+    page.wait_for_timeout(max(0, (state.deadline - time.time()) * 1000))
+    table.fire()  # settled at the comparison's deadline, as scheduled
+    expect(page.get_by_test_id("settlement-panel")).to_be_visible(timeout=PAGE)
+    expect(page.get_by_test_id("home-run-animation")).to_be_hidden()
+    expect(page.locator("[data-testid=seat-shot]")).to_have_count(len(guns) + 3)
+    in_view(page, my_rows(page), "my rows")
