@@ -133,14 +133,17 @@ def save_shot(page: Page, shot: Shot, name: str, *, keep: bool) -> None:
         shutil.copy(path, Path(target) / f"{name}.png")
 
 
-def in_view(page: Page, locator: Locator, what: str) -> None:
-    """Every element drawn wholly inside the viewport as it is (no scrolling)."""
+def in_view(page: Page, selector: str, what: str) -> None:
+    """Every element the CSS selector finds is drawn wholly inside the viewport as it is (no
+    scrolling). Found and measured in one go: the seats are drawn again at every step."""
     size = page.viewport_size
     assert size is not None
-    boxes = locator.evaluate_all(
-        """els => els.map(e => { const r = e.getBoundingClientRect();
+    boxes = page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector)].map(e => {
+            const r = e.getBoundingClientRect();
             return [r.left, r.top, r.right, r.bottom, r.width * r.height,
-                    e.closest("[data-position]")?.dataset.position]; })"""
+                    e.closest("[data-position]")?.dataset.position]; })""",
+        selector,
     )
     assert boxes, f"no {what}"
     for left, top, right, bottom, area, position in boxes:
@@ -168,12 +171,11 @@ def on_top(locator: Locator, what: str) -> None:
     assert hit, f"{what} at ({x:.0f}, {y:.0f}) is covered by {top}"
 
 
-def my_rows(page: Page) -> Locator:
-    return page.locator(".arrange .row-zone")
+MY_ROWS = ".arrange .row-zone"
 
 
-def opponents_rows(page: Page, row: str) -> Locator:
-    return page.locator(f".seat:not([data-me]) .mini-row[data-row={row}]")
+def opponents_rows(row: str) -> str:
+    return f".seat:not([data-me]) .mini-row[data-row={row}]"
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
@@ -192,25 +194,25 @@ def test_my_rows_stay_in_view_beside_the_opponents_through_the_showdown(
     normal = seats - 1 - (declarer is not None)
     for row in ROWS:
         # The row's result is in: every normal opponent's row shows my water against it.
-        expect(opponents_rows(page, row).locator(".water")).to_have_count(normal, timeout=PAGE)
-        in_view(page, my_rows(page), "my rows")
-        expect(my_rows(page).locator(".row-water").nth(ROWS.index(row))).not_to_have_text("")
-        in_view(page, opponents_rows(page, row), f"the opponents' {row} rows")
+        expect(page.locator(opponents_rows(row) + " .water")).to_have_count(normal, timeout=PAGE)
+        in_view(page, MY_ROWS, "my rows")
+        expect(page.locator(MY_ROWS + " .row-water").nth(ROWS.index(row))).not_to_have_text("")
+        in_view(page, opponents_rows(row), f"the opponents' {row} rows")
         if row == "middle":
             save_shot(page, shot, f"showdown-{viewport['width']}", keep=seats == 4)
     if declarer is not None:
         special = page.locator(f".seat[data-position='{declarer}'] .special-tag")
         expect(special).to_be_visible(timeout=PAGE)
-        in_view(page, my_rows(page), "my rows")
-        in_view(page, page.locator(f".seat[data-position='{declarer}'] .mini-row"), "the special")
+        in_view(page, MY_ROWS, "my rows")
+        in_view(page, f".seat[data-position='{declarer}'] .mini-row", "the special")
     state = table.game.state
     assert state.deadline is not None
     page.wait_for_timeout(max(0, (state.deadline - time.time()) * 1000))
     table.fire()  # settled
     expect(page.get_by_test_id("settlement-panel")).to_be_visible(timeout=PAGE)
-    in_view(page, my_rows(page), "my rows")
+    in_view(page, MY_ROWS, "my rows")
     for row in ROWS:
-        in_view(page, opponents_rows(page, row), f"the opponents' {row} rows")
+        in_view(page, opponents_rows(row), f"the opponents' {row} rows")
     # Ready and Chat in reach, nothing over them.
     on_top(page.get_by_test_id("ready-button"), "Ready")
     on_top(page.get_by_test_id("chat-toggle"), "Chat")
@@ -232,7 +234,7 @@ def test_the_open_chat_panel_leaves_submit_and_the_suggestions_in_reach(
     page.get_by_test_id("chat-toggle").click()
     panel = page.get_by_test_id("chat-panel")
     expect(panel).to_be_visible()
-    in_view(page, panel, "the chat panel")
+    in_view(page, "[data-testid=chat-panel]", "the chat panel")
     save_shot(page, shot, f"chat-open-{viewport['width']}", keep=False)
     for n in range(suggestions.count()):
         if suggestions.nth(n).is_visible():
@@ -344,4 +346,4 @@ def test_a_gun_and_a_home_run_read_as_events_within_the_comparison_s_schedule(
     expect(page.get_by_test_id("settlement-panel")).to_be_visible(timeout=PAGE)
     expect(page.get_by_test_id("home-run-animation")).to_be_hidden()
     expect(page.locator("[data-testid=seat-shot]")).to_have_count(len(guns) + 3)
-    in_view(page, my_rows(page), "my rows")
+    in_view(page, MY_ROWS, "my rows")
