@@ -32,9 +32,22 @@ from lobby.models import Room
 from lobby.services import room_create
 from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot, module_platform
 from tests.browser.mock_table import MockTable
-from tests.browser.table_flow import PAGE, Player, sign_up
+from tests.browser.table_flow import (
+    PACING,
+    PAGE,
+    SERVER,
+    Player,
+    answer_special,
+    apply_best_suggestion,
+    open_bot_room,
+    open_lobby,
+    press_ready,
+    sign_up,
+    submit,
+    wait_for_hand,
+)
 from tests.games.table.helpers import arr, c
-from tests.games.table_helpers import default_rules
+from tests.games.table_helpers import default_rules, fast_rules
 from tests.live_server import LivePlatform
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -347,3 +360,36 @@ def test_a_gun_and_a_home_run_read_as_events_within_the_comparison_s_schedule(
     expect(page.get_by_test_id("home-run-animation")).to_be_hidden()
     expect(page.locator("[data-testid=seat-shot]")).to_have_count(len(guns) + 3)
     in_view(page, MY_ROWS, "my rows")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
+def test_with_bots_on_the_live_platform_the_showdown_stays_on_one_screen(
+    live_platform: LivePlatform, new_page: NewPage, shot: Shot, viewport: dict[str, int]
+) -> None:
+    """The real table (its socket, bots and timers): my rows beside the opponents' from the
+    first revealed row to the settlement, then Ready pressed where it is."""
+    fast_rules(name="Showdown live", **{**PACING, "reveal_interval_ms": 400})
+    me = Player("showdown_live", new_page(viewport=viewport))
+    sign_up(me, live_platform.url)
+    open_lobby(me, live_platform.url)
+    open_bot_room(me, name="Showdown with bots", rules="Showdown live", seats=4, bots=3)
+    press_ready(me)
+    wait_for_hand(me)
+    answer_special(me)
+    apply_best_suggestion(me)
+    submit(me)
+    page = me.page
+    expect(page.get_by_test_id("phase")).to_have_attribute(
+        "data-phase", "comparing", timeout=SERVER
+    )
+    expect(page.locator(MY_ROWS + " .row-water").first).not_to_have_text("", timeout=SERVER)
+    in_view(page, MY_ROWS, "my rows")
+    in_view(page, opponents_rows("front") + ":has(.water)", "the opponents' front rows")
+    expect(page.get_by_test_id("settlement-panel")).to_be_visible(timeout=SERVER)
+    in_view(page, MY_ROWS, "my rows")
+    in_view(page, ".seat:not([data-me]) .mini-row", "the opponents' rows")
+    on_top(page.get_by_test_id("ready-button"), "Ready")
+    on_top(page.get_by_test_id("chat-toggle"), "Chat")
+    save_shot(page, shot, f"live-settlement-{viewport['width']}", keep=False)
+    page.get_by_test_id("ready-button").click()
+    expect(page.get_by_test_id("ready-button")).to_be_hidden(timeout=PAGE)
