@@ -393,3 +393,29 @@ def test_with_bots_on_the_live_platform_the_showdown_stays_on_one_screen(
     save_shot(page, shot, f"live-settlement-{viewport['width']}", keep=False)
     page.get_by_test_id("ready-button").click()
     expect(page.get_by_test_id("ready-button")).to_be_hidden(timeout=PAGE)
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
+def test_my_declared_special_stays_in_view_beside_the_opponents_rows(
+    player: Player, live_platform: LivePlatform, shot: Shot, viewport: dict[str, int]
+) -> None:
+    page = player.page
+    page.set_viewport_size(viewport)
+    table = open_table(player, live_platform.url, rules(), 3)
+    table.deal_hands({0: DRAGON}, seed=8)
+    table.fire()  # the deal is over
+    page.get_by_test_id("special-yes").click()
+    deadline = time.time() + 10
+    while not table.sent("choose_special") and time.time() < deadline:
+        page.wait_for_timeout(50)
+    table.play_out(declare=[0])
+    state = table.game.state
+    assert state.deadline is not None
+    page.wait_for_timeout(max(0, (state.deadline - time.time()) * 1000))
+    table.fire()  # settled
+    expect(page.get_by_test_id("settlement-panel")).to_be_visible(timeout=PAGE)
+    in_view(page, ".seat[data-me] .seat-cards .card", "my special's cards")
+    expect(page.locator("#arrange")).to_be_hidden()
+    in_view(page, ".seat:not([data-me]) .mini-row", "the opponents' rows")
+    on_top(page.get_by_test_id("ready-button"), "Ready")
+    save_shot(page, shot, f"my-special-{viewport['width']}", keep=False)
