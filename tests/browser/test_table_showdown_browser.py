@@ -419,3 +419,34 @@ def test_my_declared_special_stays_in_view_beside_the_opponents_rows(
     in_view(page, ".seat:not([data-me]) .mini-row", "the opponents' rows")
     on_top(page.get_by_test_id("ready-button"), "Ready")
     save_shot(page, shot, f"my-special-{viewport['width']}", keep=False)
+
+
+def test_a_settlement_that_overtakes_the_comparison_plays_no_effect_over_it(
+    player: Player, live_platform: LivePlatform
+) -> None:
+    page = player.page
+    table = open_table(player, live_platform.url, rules(reveal_interval_ms=600), 4)
+    hands = {0: HR_B, 1: HR_A, 2: HR_D, 3: HR_C}
+    table.deal_hands({p: a.cards for p, a in hands.items()}, seed=3)
+    table.fire()  # the deal is over
+    expect(page.locator("[data-testid=hand] [data-card]")).to_have_count(13, timeout=PAGE)
+    # Every time an effect is shown, from now on.
+    page.evaluate(
+        """() => {
+            window.effectsShown = [];
+            for (const fx of document.querySelectorAll(".fx")) {
+                new MutationObserver(() => {
+                    if (!fx.hidden) window.effectsShown.push(fx.id);
+                }).observe(fx, { attributes: true, attributeFilter: ["hidden"] });
+            }
+        }"""
+    )
+    for position in (1, 2, 3, 0):
+        a = hands[position]
+        table.do(machine.submit, position=position, front=a.front, middle=a.middle, back=a.back)
+    assert table.game.events("home_run")
+    table.fire()  # settled long before the comparison's first gun was due
+    expect(page.get_by_test_id("settlement-panel")).to_be_visible(timeout=PAGE)
+    # The comparison is shown whole (its guns' stamps included), its effects not played.
+    expect(page.locator(".seat[data-position='1'] [data-testid=seat-home-run]")).to_be_visible()
+    assert page.evaluate("window.effectsShown") == []
