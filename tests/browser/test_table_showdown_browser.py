@@ -450,3 +450,22 @@ def test_a_settlement_that_overtakes_the_comparison_plays_no_effect_over_it(
     # The comparison is shown whole (its guns' stamps included), its effects not played.
     expect(page.locator(".seat[data-position='1'] [data-testid=seat-home-run]")).to_be_visible()
     assert page.evaluate("window.effectsShown") == []
+
+
+def test_an_effect_playing_when_the_settlement_comes_ends_at_once(
+    player: Player, live_platform: LivePlatform
+) -> None:
+    page = player.page
+    table = open_table(player, live_platform.url, rules(reveal_interval_ms=1500), 2)
+    hands = {0: HR_B, 1: HR_A}  # seat 1 guns me
+    table.deal_hands({p: a.cards for p, a in hands.items()}, seed=3)
+    table.fire()  # the deal is over
+    for position in (1, 0):
+        a = hands[position]
+        table.do(machine.submit, position=position, front=a.front, middle=a.middle, back=a.back)
+    (gun,) = [e.payload for e in table.game.events("gun")]
+    assert gun["effect_ms"] == 2250
+    effect_shown(page, "gun-animation")
+    table.fire()  # settled while the gun's effect still has about two seconds to play
+    expect(page.get_by_test_id("settlement-panel")).to_be_visible(timeout=PAGE)
+    assert page.evaluate("document.querySelector('[data-testid=gun-animation]').hidden")

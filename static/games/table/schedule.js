@@ -4,7 +4,7 @@
 
 import * as S from "./state.js";
 import { landCard } from "./views/arrange.js";
-import { playEffect, sound } from "./views/compare.js";
+import { playEffect, sound, stopEffects } from "./views/compare.js";
 
 // page: the page's context (state, skew, nowSec(), words, render()).
 export function createSchedule(page) {
@@ -47,8 +47,9 @@ export function createSchedule(page) {
     view: () => S.compareAt(page.state, compareReached),
     landed: () => new Set(S.landedAt(page.state, dealReached)),
     // Play every pending animation step now (a new round or a settlement overtakes them),
-    // without their effects: a gun played now would cover the settlement.
+    // without their effects, and end the one playing: a gun would cover the settlement.
     flush() {
+      stopEffects();
       const pending = timers;
       timers = [];
       pending.forEach((t) => {

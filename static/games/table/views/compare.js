@@ -104,6 +104,16 @@ export function playEffect(fx, words) {
 }
 
 const hideTimers = {};
+
+// Every effect playing ends now (a settlement or a new round has overtaken the comparison).
+export function stopEffects() {
+  Object.keys(hideTimers).forEach((id) => {
+    clearTimeout(hideTimers[id]);
+    delete hideTimers[id];
+    const node = $(id);
+    if (node) node.hidden = true;
+  });
+}
 function play(id, line, ms, title) {
   const node = $(id);
   node.querySelector(".fx-line").textContent = line;
