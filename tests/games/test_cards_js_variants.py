@@ -466,6 +466,7 @@ TABLE_CSS = (
     "table-phone.css",
     "table-compact.css",
     "table-chat.css",
+    "table-showdown.css",
 )
 
 LOOK_PAGE = """<!doctype html><html><head><meta charset="utf-8"><style>{css}</style></head>

@@ -34,6 +34,15 @@ export function createRender(page, { schedule, controls }) {
     const playing = S.inRound(state) && ["dealing", "special_choice", "arranging"].includes(table.phase);
     root.classList.toggle("compact", playing && Boolean(state.you.hand));
     document.body.classList.toggle("table-compact", playing && Boolean(state.you.hand));
+    // From the comparison to the next deal the page is one screen too: the opponents' rows
+    // on a smaller felt, mine docked below it, the settlement beside (table-showdown.css).
+    const seat = S.mySeat(state);
+    const showdown =
+      ["comparing", "settled", "waiting"].includes(table.phase) &&
+      Boolean(state.you.hand) &&
+      Boolean(seat && (seat.in_round || table.result));
+    root.classList.toggle("showdown", showdown);
+    document.body.classList.toggle("table-showdown", showdown);
     const phaseNode = root.querySelector("[data-testid=phase]");
     phaseNode.dataset.phase = table.phase;
     const last = table.last_round || (table.match && table.match.last_round);

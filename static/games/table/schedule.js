@@ -4,7 +4,7 @@
 
 import * as S from "./state.js";
 import { landCard } from "./views/arrange.js";
-import { playEffect, sound } from "./views/compare.js";
+import { playEffect, sound, stopEffects } from "./views/compare.js";
 
 // page: the page's context (state, skew, nowSec(), words, render()).
 export function createSchedule(page) {
@@ -15,7 +15,8 @@ export function createSchedule(page) {
   let dealReached = -Infinity;
   let dealFallbackStart = null; // when a hand came without the deal's start (never, normally)
 
-  // Run fn at the server time `epoch` (seconds) + `offsetMs`; at once if that has passed.
+  // Run fn at the server time `epoch` (seconds) + `offsetMs`; at once if that has passed
+  // (fn(true) when a flush runs it before its time).
   function at(epoch, offsetMs, fn) {
     const due = (epoch - page.skew) * 1000 + (offsetMs || 0);
     const id = setTimeout(() => {
@@ -45,13 +46,15 @@ export function createSchedule(page) {
     // The comparison as far as it has played; my cards that have landed.
     view: () => S.compareAt(page.state, compareReached),
     landed: () => new Set(S.landedAt(page.state, dealReached)),
-    // Play every pending animation step now (a new round or a settlement overtakes them).
+    // Play every pending animation step now (a new round or a settlement overtakes them),
+    // without their effects, and end the one playing: a gun would cover the settlement.
     flush() {
+      stopEffects();
       const pending = timers;
       timers = [];
       pending.forEach((t) => {
         clearTimeout(t.id);
-        t.fn();
+        t.fn(true);
       });
     },
     // Drop the pending steps unplayed (a snapshot replaces the state they were for).
@@ -72,10 +75,10 @@ export function createSchedule(page) {
     },
     // A timed event of the comparison shows at its moment, with its effect.
     compare(entry) {
-      at(page.state.table.started_at, entry.at, () => {
+      at(page.state.table.started_at, entry.at, (overtaken) => {
         compareReached = Math.max(compareReached, entry.at);
         const fx = S.effectOf(entry);
-        if (fx) playEffect(fx, page.words);
+        if (fx && !overtaken) playEffect(fx, page.words);
         page.render();
       });
     },

@@ -41,6 +41,8 @@ export function setUpChat(ctx, act) {
   toggle.addEventListener("click", () => {
     panel.hidden = !panel.hidden;
     toggle.setAttribute("aria-expanded", String(!panel.hidden));
+    // Open, the panel is docked beside the page (table-chat.css), never over its controls.
+    document.body.classList.toggle("chat-open", !panel.hidden);
     ctx.ui.chatUnread = 0;
     renderChat(ctx);
   });

@@ -85,7 +85,9 @@ export function renderCenter(ctx, view) {
   log.scrollTop = log.scrollHeight;
 }
 
-// A screen-wide effect (effectOf() of state.js) over everything, for its time.
+// A screen-wide effect (effectOf() of state.js) over everything, for its whole time: the
+// comparison's script leaves it `fx.ms` before the next event (1.5 reveal intervals for a gun,
+// 3 for a home run), and its animation (table-compare.css) is stretched over exactly that.
 export function playEffect(fx, words) {
   if (fx.type === "home_run") {
     const line = logText({ kind: "home-run", shooter: fx.shooter }, words);
@@ -102,10 +104,21 @@ export function playEffect(fx, words) {
 }
 
 const hideTimers = {};
+
+// Every effect playing ends now (a settlement or a new round has overtaken the comparison).
+export function stopEffects() {
+  Object.keys(hideTimers).forEach((id) => {
+    clearTimeout(hideTimers[id]);
+    delete hideTimers[id];
+    const node = $(id);
+    if (node) node.hidden = true;
+  });
+}
 function play(id, line, ms, title) {
   const node = $(id);
   node.querySelector(".fx-line").textContent = line;
   if (title) node.querySelector(".fx-title").textContent = title;
+  node.style.setProperty("--fx-ms", (ms || 1800) + "ms");
   node.hidden = false;
   node.classList.remove("play");
   void node.offsetWidth; // restart the animation

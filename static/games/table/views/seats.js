@@ -86,6 +86,12 @@ export function renderSeats(ctx, view) {
       badge(_("Watching"), "waiting");
     }
     node.append(badges);
+    const stamps = marks(ctx, view, position);
+    if (stamps.length) {
+      const box = el("div", "seat-marks");
+      box.append(...stamps);
+      node.append(box);
+    }
     const player = table.result && (table.result.players || []).find((p) => p.position === position);
     if (player) {
       const delta = el("div", "seat-delta " + (player.delta >= 0 ? "plus" : "minus"), signed(player.delta));
@@ -188,4 +194,25 @@ function hue(name) {
   let h = 0;
   for (const ch of name) h = (h * 31 + ch.codePointAt(0)) % 360;
   return h;
+}
+
+// What the comparison's guns left on a seat, once their effect has played and until the next
+// round: a stamp "Gunned by …" (or run over) on each gunned seat, "Home run!" on the shooter's.
+function marks(ctx, view, position) {
+  const { nameOf } = ctx.words;
+  const out = [];
+  view.log.forEach((line) => {
+    if (line.kind === "gun" && line.target === position) {
+      const text = line.run_over ? _("Run over by %(name)s") : _("Gunned by %(name)s");
+      const mark = el("div", "seat-mark shot", fmt(text, { name: nameOf(line.shooter) }));
+      mark.setAttribute("data-testid", "seat-shot");
+      mark.dataset.shooter = line.shooter;
+      out.push(mark);
+    } else if (line.kind === "home-run" && line.shooter === position) {
+      const mark = el("div", "seat-mark home-run", _("Home run!"));
+      mark.setAttribute("data-testid", "seat-home-run");
+      out.push(mark);
+    }
+  });
+  return out;
 }

@@ -52,6 +52,7 @@ export function renderSettlement(ctx) {
   if (readyBox && show && readyBox.parentNode !== inDialog) inDialog.prepend(readyBox);
   if (readyBox && !show && readyBox.parentNode !== home) home.insertBefore(readyBox, $("compare-panel"));
   if (!show) return;
+  renderDetails(ctx);
   // The review box belongs to one round: a new settlement starts without it.
   const reviewBox = $("review-box"); // none on a replay opened by staff
   if (reviewBox && reviewBox.dataset.round !== String(table.round_no)) {
@@ -79,7 +80,10 @@ export function renderSettlement(ctx) {
   const view = showHands ? compareAt(state, Infinity) : null;
   const players = el("table", "result-table");
   const head = el("tr");
-  [_("Player"), _("Water"), _("Coins"), _("Penalty"), _("Total")].forEach((t) => head.append(el("th", "", t)));
+  // The Penalty column only when someone paid one (the panel is narrow beside the table).
+  const penalties = (result.players || []).some((p) => p.penalty);
+  const columns = [_("Player"), _("Water"), _("Coins")].concat(penalties ? [_("Penalty")] : [], [_("Total")]);
+  columns.forEach((t) => head.append(el("th", "", t)));
   players.append(head);
   (result.players || [])
     .slice()
@@ -92,7 +96,7 @@ export function renderSettlement(ctx) {
       tr.append(nameCell);
       tr.append(el("td", "number", signed(p.water)));
       tr.append(el("td", "number", signed(p.coins)));
-      tr.append(el("td", "number", p.penalty ? "-" + number(p.penalty) : "—"));
+      if (penalties) tr.append(el("td", "number", p.penalty ? "-" + number(p.penalty) : "—"));
       const total = el("td", "number delta " + (p.delta >= 0 ? "plus" : "minus"), signed(p.delta));
       total.setAttribute("data-testid", "settlement-delta");
       total.dataset.position = p.position;
@@ -102,7 +106,7 @@ export function renderSettlement(ctx) {
       if (showHands) {
         const line = el("tr", "hand-line" + (p.id === state.playerId ? " me" : ""));
         const cell = el("td");
-        cell.colSpan = 5;
+        cell.colSpan = columns.length;
         cell.append(handLine(view, p.position, p.unused));
         line.append(cell);
         players.append(line);
@@ -181,4 +185,23 @@ export function renderSettlement(ctx) {
     });
     body.append(moves);
   }
+}
+
+// On a phone the settlement opens folded under my rows (my line, Ready, the actions), so it
+// covers nothing; Details unfolds the whole breakdown (ctx.ui.settlementDetails, kept for the
+// page's life). Wider screens show it whole beside the table, and the button is not shown.
+function renderDetails(ctx) {
+  const button = $("settlement-details"); // none on a replay
+  if (!button) return;
+  if (!button.dataset.wired) {
+    button.dataset.wired = "true";
+    button.addEventListener("click", () => {
+      ctx.ui.settlementDetails = !ctx.ui.settlementDetails;
+      renderDetails(ctx);
+    });
+  }
+  const open = Boolean(ctx.ui.settlementDetails);
+  $("settlement-panel").classList.toggle("details", open);
+  button.setAttribute("aria-expanded", String(open));
+  button.textContent = open ? _("Hide details") : _("Details");
 }
