@@ -466,6 +466,7 @@ TABLE_CSS = (
     "table-phone.css",
     "table-compact.css",
     "table-chat.css",
+    "table-rules.css",
     "table-showdown.css",
 )
 
