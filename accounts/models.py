@@ -30,6 +30,8 @@ class User(AbstractUser):
     rewriting every foreign key to the user table. ``is_bot``: a bot player (games.live.bots),
     seated and played by the platform; it has an unusable password and never logs in. A bot's
     nickname is a pair: ``first_name`` in Chinese, ``last_name`` in English (games.live.bots).
+    ``name_key``: what the username looks like (``accounts.names.name_key``, the UTS #39
+    skeleton), written on every save; sign-up refuses a name whose key is taken.
     """
 
     is_bot = models.BooleanField(
@@ -37,6 +39,23 @@ class User(AbstractUser):
         default=False,
         help_text=_("A bot player, played by the platform; it cannot log in."),
     )
+    name_key = models.CharField(
+        _("look-alike key"),
+        max_length=600,
+        blank=True,
+        db_index=True,
+        editable=False,
+        help_text=_("The user name's Unicode skeleton: look-alike names share it."),
+    )
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        from accounts.names import name_key
+
+        self.name_key = name_key(self.get_username() or "")
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "username" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_key"}
+        super().save(*args, **kwargs)
 
     def display_name(self) -> str:
         """The name other players see: a person's username; a bot's nickname in the active

@@ -9,7 +9,7 @@ refused request raises an `accounts.errors` `LedgerError` and writes nothing.
 import logging
 from datetime import date, datetime
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -41,6 +41,7 @@ from accounts.models import (
     TransactionKind,
     User,
 )
+from accounts.names import has_invisible, name_key
 
 logger = logging.getLogger(__name__)
 
@@ -231,7 +232,13 @@ def user_signup(
     concurrent sign-ups from one address cannot exceed it and a failed sign-up does not count.
     The password is expected to have been validated by the sign-up form; None makes an account
     that cannot log in with a password (the load-test players: `manage.py load_test_players`).
+
+    A name that holds an invisible character, or that looks like an existing account's name
+    (the same `accounts.names.name_key`), is refused (SignupRefused `name_invisible`,
+    `name_taken`); the key is locked for the transaction, so two look-alike sign-ups racing
+    cannot both pass.
     """
+    username_check(username=username, lock=True)
     economy = economy_settings()
     if ip_address is not None:
         signup_quota_take(
@@ -251,6 +258,31 @@ def user_signup(
             reason=SIGNUP_GRANT_REASON,
         )
     return user
+
+
+def username_refusal(*, username: str) -> SignupRefused | None:
+    """Why a new account may not take this name, or None: an invisible character in it, or
+    an existing account (any: player, staff or bot) whose name looks the same."""
+    if has_invisible(username):
+        return SignupRefused("name_invisible", _("A user name cannot hold invisible characters."))
+    if User.objects.filter(name_key=name_key(username)).exists():
+        return SignupRefused(
+            "name_taken",
+            _("This name looks like the name of an existing player. Please choose another."),
+        )
+    return None
+
+
+def username_check(*, username: str, lock: bool = False) -> None:
+    """Raise `username_refusal`'s refusal, if any. With `lock` (inside a transaction, on
+    PostgreSQL) first take a transaction lock on the name's key, so that a concurrent sign-up
+    of a look-alike name waits for this one and then sees it."""
+    if lock and connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [name_key(username)])
+    refusal = username_refusal(username=username)
+    if refusal is not None:
+        raise refusal
 
 
 def signup_quota_take(*, address: str, day: date, limit: int) -> SignupQuota:

@@ -74,6 +74,10 @@ class SignUpView(FormView):
                 ip_address=self.request.META.get("REMOTE_ADDR", ""),
             )
         except SignupRefused as refusal:
+            if refusal.code != "signup_limit":
+                # A look-alike name taken since the form checked it: nothing created.
+                form.add_error("username", refusal.message)
+                return self.form_invalid(form)
             # Too many accounts from this address today: 429, nothing created.
             form.add_error(None, refusal.message)
             response = self.form_invalid(form)
