@@ -48,6 +48,11 @@ class User(AbstractUser):
         help_text=_("The user name's Unicode skeleton: look-alike names share it."),
     )
 
+    class Meta(AbstractUser.Meta):
+        permissions = [
+            ("send_password_reset", _("Can send a user a password reset link")),
+        ]
+
     def save(self, *args: Any, **kwargs: Any) -> None:
         from accounts.names import name_key
 

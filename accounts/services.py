@@ -7,9 +7,14 @@ refused request raises an `accounts.errors` `LedgerError` and writes nothing.
 """
 
 import logging
+from collections.abc import Iterator
 from datetime import date, datetime
 
+from django.contrib.auth.forms import PasswordResetForm
+from django.core.mail import send_mail
 from django.db import connection, transaction
+from django.http import HttpRequest
+from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -389,3 +394,66 @@ def economy_settings_get_or_create() -> EconomySettings:
     """The stored economy settings, created with the defaults if there are none yet."""
     stored, _created = EconomySettings.objects.get_or_create(pk=EconomySettings.SINGLETON_ID)
     return stored
+
+
+# Password reset links: how a player who lost their password gets a new one. Staff send the
+# link; nobody but the player, not even a superuser, sets a player's password.
+
+
+class _OneAccountResetForm(PasswordResetForm):
+    """Django's password reset e-mail, for one account (Django's form would write to every
+    account sharing the address)."""
+
+    def __init__(self, user: User) -> None:
+        super().__init__(data={"email": user.email})
+        self.account = user
+
+    def get_users(self, email: str) -> Iterator[User]:
+        yield self.account
+
+
+def password_reset_refusal(*, user: User) -> str | None:
+    """Why no reset link can be sent to this account, or None."""
+    if user.is_bot:
+        return _("%(user)s is a bot: it has no password.") % {"user": user}
+    if not user.is_active:
+        return _("%(user)s is deactivated.") % {"user": user}
+    if not user.email:
+        return _("%(user)s has no e-mail address.") % {"user": user}
+    return None
+
+
+def user_password_reset_link_send(*, user: User, request: HttpRequest) -> None:
+    """E-mail the account a link to choose a new password (Django's token: it works once, for
+    PASSWORD_RESET_TIMEOUT, and no more once the password has changed), through the configured
+    e-mail backend. The password stays as it is until the player uses the link."""
+    refusal = password_reset_refusal(user=user)
+    if refusal is not None:
+        raise ValueError(refusal)
+    form = _OneAccountResetForm(user)
+    if not form.is_valid():
+        raise ValueError(_("%(user)s has no valid e-mail address.") % {"user": user})
+    form.save(
+        request=request,
+        use_https=request.is_secure(),
+        subject_template_name="accounts/password_reset_subject.txt",
+        email_template_name="accounts/password_reset_email.txt",
+    )
+
+
+def user_email_change_notify(*, user: User, old_email: str, request: HttpRequest) -> None:
+    """Tell the previous address that staff changed the account's e-mail address (reset links
+    go to the new one: a player whose address was changed behind their back learns of it)."""
+    if not old_email or old_email == user.email:
+        return
+    context = {
+        "user": user,
+        "new_email": user.email or "-",
+        "site_name": request.get_host(),
+    }
+    send_mail(
+        _("The e-mail address of your account was changed"),
+        render_to_string("accounts/email_changed_email.txt", context, request=request),
+        None,
+        [old_email],
+    )

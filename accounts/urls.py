@@ -32,6 +32,19 @@ urlpatterns = [
         ),
         name="password_change_done",
     ),
+    # A password reset link (sent by support from the admin) and the page after it.
+    path(
+        "reset/<uidb64>/<token>/",
+        views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(
+            template_name="accounts/password_reset_complete.html"
+        ),
+        name="password_reset_complete",
+    ),
     path("profile/", views.profile, name="profile"),
     path("profile/daily-bonus/", views.claim_daily_bonus, name="claim_daily_bonus"),
     path("profile/relief/", views.claim_relief, name="claim_relief"),

@@ -1,6 +1,6 @@
 """Pages of the accounts app: sign-up and the profile, with the buttons that claim the daily
-bonus and relief. Log-in, log-out and password change are Django's own views with our
-templates (see accounts/urls.py)."""
+bonus and relief, and the page of a password reset link. Log-in, log-out and password change
+are Django's own views with our templates (see accounts/urls.py)."""
 
 import math
 from collections.abc import Callable
@@ -8,11 +8,13 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -24,6 +26,7 @@ from accounts.economy import (
     coins,
     daily_bonus_status,
     economy_settings,
+    network_address,
     next_utc_midnight,
     relief_status,
 )
@@ -33,6 +36,7 @@ from accounts.models import Transaction
 from accounts.selectors import wallet_balance, wallet_entries
 from accounts.services import user_signup, wallet_daily_bonus_claim, wallet_relief_claim
 from shisanshui.api import retry_message
+from shisanshui.ratelimit import rate_limit_hit
 
 ENTRIES_PER_PAGE = 20
 
@@ -184,3 +188,29 @@ def claim_relief(request: HttpRequest) -> HttpResponse:
         claim=wallet_relief_claim,
         done=_("You received a relief grant of %(amount)s coins."),
     )
+
+
+PASSWORD_RESET_RATE = "accounts.password_reset"  # settings.RATE_LIMITS
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """The page a password reset link opens (the link support sends from the admin): choose a
+    new password. Both its requests (the link, then the form it redirects to) count against
+    the client address's budget; over it, 429 with Retry-After and nothing changed."""
+
+    template_name = "accounts/password_reset_confirm.html"
+    success_url = reverse_lazy("accounts:password_reset_complete")
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        limited = rate_limit_hit(
+            PASSWORD_RESET_RATE, network_address(request.META.get("REMOTE_ADDR"))
+        )
+        if limited is not None:
+            response = HttpResponse(
+                retry_message(limited.retry_after),
+                status=429,
+                content_type="text/plain; charset=utf-8",
+            )
+            response["Retry-After"] = str(limited.retry_after)
+            return response
+        return super().dispatch(request, *args, **kwargs)

@@ -354,6 +354,10 @@ RATE_LIMITS = {
     "table.cooldown": "1/30seconds",
     # Configurations an admin creates from a rule preset (each POST counts).
     "admin.rule_preset": "10/minute;100/hour",
+    # Password reset links a staff member sends from the user admin (each link counts).
+    "admin.password_reset": "10/minute;50/hour",
+    # Requests to a password reset link's pages per client address (both steps count).
+    "accounts.password_reset": "20/minute;100/hour",
 }
 RATE_LIMITS.update(json.loads(env_str("RATE_LIMITS") or "{}"))
 # Keys of the counters in Redis start with this (tests give each test its own).

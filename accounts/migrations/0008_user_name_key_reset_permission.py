@@ -20,6 +20,16 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.AlterModelOptions(
+            name="user",
+            options={
+                "permissions": [
+                    ("send_password_reset", "Can send a user a password reset link")
+                ],
+                "verbose_name": "user",
+                "verbose_name_plural": "users",
+            },
+        ),
         migrations.AddField(
             model_name="user",
             name="name_key",
