@@ -32,7 +32,14 @@ urlpatterns = [
         ),
         name="password_change_done",
     ),
-    # A password reset link (sent by support from the admin) and the page after it.
+    # Asking for a password reset link, and the page after it.
+    path("password/reset/", views.PasswordResetRequestView.as_view(), name="password_reset"),
+    path(
+        "password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(template_name="accounts/password_reset_done.html"),
+        name="password_reset_done",
+    ),
+    # A password reset link (asked for by the player, or sent by support) and the page after it.
     path(
         "reset/<uidb64>/<token>/",
         views.PasswordResetConfirmView.as_view(),

@@ -2,6 +2,7 @@
 bonus and relief, and the page of a password reset link. Log-in, log-out and password change
 are Django's own views with our templates (see accounts/urls.py)."""
 
+import hashlib
 import math
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +13,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import IntegrityError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils import timezone
@@ -36,7 +37,7 @@ from accounts.models import Transaction
 from accounts.selectors import wallet_balance, wallet_entries
 from accounts.services import user_signup, wallet_daily_bonus_claim, wallet_relief_claim
 from shisanshui.api import retry_message
-from shisanshui.ratelimit import rate_limit_hit
+from shisanshui.ratelimit import RateLimited, rate_limit_hit
 
 ENTRIES_PER_PAGE = 20
 
@@ -191,26 +192,57 @@ def claim_relief(request: HttpRequest) -> HttpResponse:
 
 
 PASSWORD_RESET_RATE = "accounts.password_reset"  # settings.RATE_LIMITS
+PASSWORD_RESET_REQUEST_RATE = "accounts.password_reset_request"
+PASSWORD_RESET_MAILBOX_RATE = "accounts.password_reset_mailbox"
+
+
+def _too_many(limited: RateLimited) -> HttpResponse:
+    response = HttpResponse(
+        retry_message(limited.retry_after), status=429, content_type="text/plain; charset=utf-8"
+    )
+    response["Retry-After"] = str(limited.retry_after)
+    return response
+
+
+class PasswordResetRequestView(auth_views.PasswordResetView):
+    """ "Forgot your password?": a link to choose a new one, e-mailed to the accounts (active,
+    with a usable password: no bot) that have the address given. The page after it is the
+    same whether an account has the address or not, so it tells nobody which addresses are
+    known. Each POST counts against the client address's budget (over it: 429, nothing sent);
+    each address receives at most its own budget of links (past it: the same page, no mail),
+    so the page cannot be used to flood someone's mailbox."""
+
+    template_name = "accounts/password_reset_form.html"
+    email_template_name = "accounts/password_reset_email.txt"
+    subject_template_name = "accounts/password_reset_subject.txt"
+    success_url = reverse_lazy("accounts:password_reset_done")
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        address = network_address(request.META.get("REMOTE_ADDR"))
+        limited = rate_limit_hit(PASSWORD_RESET_REQUEST_RATE, address)
+        if limited is not None:
+            return _too_many(limited)
+        return super().post(request, *args, **kwargs)
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        mailbox = hashlib.sha256(form.cleaned_data["email"].strip().lower().encode()).hexdigest()
+        if rate_limit_hit(PASSWORD_RESET_MAILBOX_RATE, mailbox) is not None:
+            return HttpResponseRedirect(self.get_success_url())
+        return super().form_valid(form)
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
-    """The page a password reset link opens (the link support sends from the admin): choose a
-    new password. Both its requests (the link, then the form it redirects to) count against
-    the client address's budget; over it, 429 with Retry-After and nothing changed."""
+    """The page a password reset link opens (asked for by the player, or sent by support from
+    the admin): choose a new password. Both its requests (the link, then the form it
+    redirects to) count against the client address's budget; over it, 429 with Retry-After
+    and nothing changed."""
 
     template_name = "accounts/password_reset_confirm.html"
     success_url = reverse_lazy("accounts:password_reset_complete")
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        limited = rate_limit_hit(
-            PASSWORD_RESET_RATE, network_address(request.META.get("REMOTE_ADDR"))
-        )
+        address = network_address(request.META.get("REMOTE_ADDR"))
+        limited = rate_limit_hit(PASSWORD_RESET_RATE, address)
         if limited is not None:
-            response = HttpResponse(
-                retry_message(limited.retry_after),
-                status=429,
-                content_type="text/plain; charset=utf-8",
-            )
-            response["Retry-After"] = str(limited.retry_after)
-            return response
+            return _too_many(limited)
         return super().dispatch(request, *args, **kwargs)

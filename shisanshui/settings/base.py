@@ -358,6 +358,10 @@ RATE_LIMITS = {
     "admin.password_reset": "10/minute;50/hour",
     # Requests to a password reset link's pages per client address (both steps count).
     "accounts.password_reset": "20/minute;100/hour",
+    # "Forgot your password?" requests per client address (each POST counts) ...
+    "accounts.password_reset_request": "5/minute;20/hour",
+    # ... and links e-mailed to one address, however many clients ask (past it: none sent).
+    "accounts.password_reset_mailbox": "3/hour;10/day",
 }
 RATE_LIMITS.update(json.loads(env_str("RATE_LIMITS") or "{}"))
 # Keys of the counters in Redis start with this (tests give each test its own).
