@@ -80,3 +80,10 @@ def test_a_mailbox_cannot_be_flooded_from_many_addresses(
     answers = [ask(client, "me@example.com", address=f"192.0.2.{30 + i}") for i in range(4)]
     assert [a.status_code for a in answers] == [302] * 4  # the same answer every time
     assert len(mail.outbox) == 2
+
+
+def test_the_pages_and_the_mail_speak_chinese(client: Client, player: User) -> None:
+    page = client.get(URL, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "忘记密码？" in page and "Forgot" not in page
+    client.post(URL, {"email": "me@example.com"}, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "设置新密码" in mail.outbox[0].subject and "您好" in mail.outbox[0].body
