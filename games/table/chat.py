@@ -82,7 +82,9 @@ def clean_text(value: object) -> str:
     if any(unicodedata.category(ch)[0] == "C" for ch in text):
         raise TableError("bad_chat", "a chat text cannot hold control or formatting characters")
     if not has_visible(text):
-        raise TableError("bad_chat", "a chat text must show at least one visible character")
+        raise TableError(
+            "bad_chat", "a chat text must show at least one visible character", reason="invisible"
+        )
     if most_marks_per_base(text) > MAX_MARKS_PER_BASE:
         raise TableError(
             "bad_chat",

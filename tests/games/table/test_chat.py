@@ -112,4 +112,9 @@ def test_a_refused_invisible_text_sends_nothing() -> None:
         game.do(machine.chat, position=0, kind="text", value="\u3164\u2800")
     assert refused.value.code == "bad_chat"
     assert "visible" in refused.value.message
+    assert refused.value.to_dict()["reason"] == "invisible"  # the page words it
+    assert game.events("chat") == []
+    with pytest.raises(TableError) as stacked:
+        game.do(machine.chat, position=0, kind="text", value="x" + "\u0301" * 80)
+    assert stacked.value.to_dict()["max_marks"] == MAX_MARKS_PER_BASE
     assert game.events("chat") == []
