@@ -13,6 +13,7 @@ The economy settings (one row, with history), the sign-ups counted per address, 
 collusion report are here too; support changes only a collusion flag's status and note.
 """
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -65,6 +66,16 @@ class SelfOnlyPasswordWidget(ReadOnlyPasswordHashWidget):
 # The changes of another account that the games app marks in the rounds the player is in.
 MARKED_CHANGES = ("password", "email", "is_active")
 PASSWORD_RESET_RATE = "admin.password_reset"  # settings.RATE_LIMITS
+
+logger = logging.getLogger(__name__)
+
+
+def _email_change_notify(user: User, old_email: str, request: HttpRequest) -> None:
+    """Tell the old address; the change is saved whether or not the mail can be sent."""
+    try:
+        user_email_change_notify(user=user, old_email=old_email, request=request)
+    except OSError as error:
+        logger.warning("accounts: the old address of user %s was not told: %s", user.pk, error)
 
 
 @admin.register(User)
@@ -127,9 +138,7 @@ class PlayerUserAdmin(UserAdmin):
             )
         if "email" in changed:
             old_email = str(form.initial.get("email") or "")
-            transaction.on_commit(
-                lambda: user_email_change_notify(user=obj, old_email=old_email, request=request)
-            )
+            transaction.on_commit(lambda: _email_change_notify(obj, old_email, request))
 
     def has_send_password_reset_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.has_perm("accounts.send_password_reset"))
@@ -160,8 +169,17 @@ class PlayerUserAdmin(UserAdmin):
                 messages.ERROR,
             )
             return
+        sent = 0
         for user in sendable:
-            user_password_reset_link_send(user=user, request=request)
+            try:
+                user_password_reset_link_send(user=user, request=request)
+            except (ValueError, OSError) as error:  # a bad address, the mail server down
+                logger.warning("accounts: no reset link sent to user %s: %s", user.pk, error)
+                self.message_user(
+                    request, gettext("No link sent: %(why)s") % {"why": error}, messages.ERROR
+                )
+                continue
+            sent += 1
             with transaction.atomic():
                 self.log_change(request, user, gettext("Sent a password reset link."))
                 if user.pk != request.user.pk:
@@ -173,10 +191,10 @@ class PlayerUserAdmin(UserAdmin):
             ngettext(
                 "Sent a password reset link to %(count)d account.",
                 "Sent a password reset link to %(count)d accounts.",
-                len(sendable),
+                sent,
             )
-            % {"count": len(sendable)},
-            messages.SUCCESS,
+            % {"count": sent},
+            messages.SUCCESS if sent else messages.WARNING,
         )
 
     @admin.display(description=_("Wallet"))

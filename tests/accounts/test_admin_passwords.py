@@ -211,3 +211,17 @@ def test_a_changed_address_is_told_at_the_old_one(
     assert player.email == "thief@example.com"
     told = [m for m in mail.outbox if m.to == ["victim@example.com"]]
     assert len(told) == 1 and "thief@example.com" in told[0].body
+
+
+def test_a_mail_server_down_is_reported_and_logs_no_link(
+    root: User, player: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.core.mail.backends.locmem import EmailBackend
+
+    def refuse(self: Any, messages: Any) -> int:
+        raise ConnectionRefusedError("mail server down")
+
+    monkeypatch.setattr(EmailBackend, "send_messages", refuse)
+    page = run_action(logged_in(root), player).content.decode()
+    assert "No link sent: mail server down" in page
+    assert not LogEntry.objects.filter(object_id=str(player.pk)).exists()
