@@ -1,5 +1,8 @@
 """The admin of users, wallets and the ledger.
 
+Nobody sets another account's password here, superusers included (PlayerUserAdmin): support
+sends a password reset link to the player's address instead.
+
 Ledger rows are read-only here for everyone, superusers included: nothing can be added,
 changed or deleted through a model form. Coins move only through two forms that call the
 services: "Adjust balance" on a wallet (permission `accounts.adjust_wallet`) and "Reverse" on
@@ -10,12 +13,16 @@ The economy settings (one row, with history), the sign-ups counted per address, 
 collusion report are here too; support changes only a collusion flag's status and note.
 """
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import ReadOnlyPasswordHashWidget
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -23,7 +30,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.admin_base import LedgerModelAdmin
@@ -37,14 +44,56 @@ from accounts.models import (
     TransactionKind,
     User,
 )
-from accounts.services import ledger_reverse, wallet_admin_adjust
+from accounts.services import (
+    ledger_reverse,
+    password_reset_refusal,
+    user_email_change_notify,
+    user_password_reset_link_send,
+    wallet_admin_adjust,
+)
+from accounts.signals import staff_account_action
 from shisanshui.admin_ids import admin_id_or_404
 from shisanshui.csv_export import csv_text, streamed_csv
+from shisanshui.ratelimit import rate_limit_hit
+
+
+class SelfOnlyPasswordWidget(ReadOnlyPasswordHashWidget):
+    """The password of another account: what kind of hash it is, and no link to set it."""
+
+    template_name = "accounts/widgets/password_hash_self_only.html"
+
+
+# The changes of another account that the games app marks in the rounds the player is in.
+MARKED_CHANGES = ("password", "email", "is_active")
+PASSWORD_RESET_RATE = "admin.password_reset"  # settings.RATE_LIMITS
+
+logger = logging.getLogger(__name__)
+
+
+def _email_change_notify(user: User, old_email: str, request: HttpRequest) -> None:
+    """Tell the old address; the change is saved whether or not the mail can be sent."""
+    try:
+        user_email_change_notify(user=user, old_email=old_email, request=request)
+    except OSError as error:
+        logger.warning("accounts: the old address of user %s was not told: %s", user.pk, error)
 
 
 @admin.register(User)
 class PlayerUserAdmin(UserAdmin):
-    """Django's user admin, with a link to the user's wallet."""
+    """Django's user admin, with a link to the user's wallet, where nobody sets another
+    account's password: superusers included, a staff member sets only their own. Otherwise a
+    superuser could set a player's password, log in as the player and open the table of a
+    round in play, seeing the player's hand. Support sends a password reset link instead (the
+    action; permission `accounts.send_password_reset`), which goes to the player's address.
+
+    A change of another account's password, e-mail address or active flag, and a reset link
+    sent, are reported (`accounts.signals.staff_account_action`): the games app marks the
+    rounds the player is in. A changed e-mail address is told to the previous one. Adding a
+    user still sets its first password: a new account has no hand, coins or history of
+    anybody's.
+    """
+
+    actions = ["send_password_reset_link"]
 
     list_display = (*UserAdmin.list_display, "is_bot")
     list_filter = (*UserAdmin.list_filter, "is_bot")
@@ -54,6 +103,99 @@ class PlayerUserAdmin(UserAdmin):
         (_("Coins"), {"fields": ("wallet_link",)}),
         (_("Bot"), {"fields": ("is_bot",)}),
     )
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is None or obj.pk == request.user.pk:
+            return form
+
+        class OtherAccountForm(form):  # type: ignore[misc,valid-type]
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                if "password" in self.fields:
+                    self.fields["password"].widget = SelfOnlyPasswordWidget()
+
+        return OtherAccountForm
+
+    def user_change_password(
+        self, request: HttpRequest, id: str, form_url: str = ""
+    ) -> HttpResponse:
+        """The password form, for one's own account only (403 for any other)."""
+        if unquote(id) != str(request.user.pk):
+            raise PermissionDenied
+        return super().user_change_password(request, id, form_url)
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if not change or obj.pk == request.user.pk:
+            return
+        changed = [name for name in MARKED_CHANGES if name in form.changed_data]
+        if changed:
+            staff_account_action.send(
+                sender=type(self), user=obj, staff=request.user, actions=changed
+            )
+        if "email" in changed:
+            old_email = str(form.initial.get("email") or "")
+            transaction.on_commit(lambda: _email_change_notify(obj, old_email, request))
+
+    def has_send_password_reset_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.has_perm("accounts.send_password_reset"))
+
+    @admin.action(description=_("Send a password reset link"), permissions=["send_password_reset"])
+    def send_password_reset_link(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        """E-mail each selected account a link to choose a new password. Bots, deactivated
+        accounts and accounts without an address are skipped, each with a warning. Over the
+        staff member's budget of links, none is sent."""
+        users = list(queryset.order_by("pk"))
+        sendable = []
+        for user in users:
+            refusal = password_reset_refusal(user=user)
+            if refusal is None:
+                sendable.append(user)
+            else:
+                self.message_user(
+                    request, gettext("No link sent: %(why)s") % {"why": refusal}, messages.WARNING
+                )
+        if not sendable:
+            return
+        limited = rate_limit_hit(PASSWORD_RESET_RATE, request.user.pk, cost=len(sendable))
+        if limited is not None:
+            self.message_user(
+                request,
+                gettext("Too many reset links: none sent. Try again in %(seconds)s s.")
+                % {"seconds": limited.retry_after},
+                messages.ERROR,
+            )
+            return
+        sent = 0
+        for user in sendable:
+            try:
+                user_password_reset_link_send(user=user, request=request)
+            except (ValueError, OSError) as error:  # a bad address, the mail server down
+                logger.warning("accounts: no reset link sent to user %s: %s", user.pk, error)
+                self.message_user(
+                    request, gettext("No link sent: %(why)s") % {"why": error}, messages.ERROR
+                )
+                continue
+            sent += 1
+            with transaction.atomic():
+                self.log_change(request, user, gettext("Sent a password reset link."))
+                if user.pk != request.user.pk:
+                    staff_account_action.send(
+                        sender=type(self), user=user, staff=request.user, actions=["reset_link"]
+                    )
+        self.message_user(
+            request,
+            ngettext(
+                "Sent a password reset link to %(count)d account.",
+                "Sent a password reset link to %(count)d accounts.",
+                sent,
+            )
+            % {"count": sent},
+            messages.SUCCESS if sent else messages.WARNING,
+        )
 
     @admin.display(description=_("Wallet"))
     def wallet_link(self, user: User) -> str:

@@ -62,7 +62,8 @@ class ClaimRefused(LedgerError):
 
 
 class SignupRefused(Exception):
-    """A sign-up refused before anything was written; `code` is `signup_limit`."""
+    """A sign-up refused before anything was written; `code` is `signup_limit` (too many from
+    the address today), `name_taken` (a look-alike of an existing name) or `name_invisible`."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)

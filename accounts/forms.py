@@ -9,10 +9,12 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger import MAX_AMOUNT
 from accounts.models import User
+from accounts.services import username_refusal
 
 
 class SignUpForm(UserCreationForm):
-    """Username, optional e-mail address, password twice (checked by the password validators)."""
+    """Username, optional e-mail address, password twice (checked by the password validators).
+    A name that looks like an existing one, or holds an invisible character, is refused."""
 
     email = forms.EmailField(
         label=_("Email address"),
@@ -23,6 +25,15 @@ class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = User
         fields = ("username", "email")
+
+    def clean_username(self) -> str:
+        username: str | None = super().clean_username()
+        if not username:  # already refused: the same name in another case
+            return username or ""
+        refusal = username_refusal(username=username)
+        if refusal is not None:
+            raise forms.ValidationError(refusal.message, code=refusal.code)
+        return username
 
 
 class TableSettingsForm(forms.Form):

@@ -13,10 +13,13 @@ RULES_ADMIN = "rules_admin"
 
 # group name -> permissions as "app_label.codename".
 GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
-    # Read-only access to users, wallets, the ledger, the rule configurations and the played
-    # rounds (settlement audit), the CSV export of ledger entries, and the collusion report.
+    # Read-only access to users (and sending one a password reset link), wallets, the ledger,
+    # the rule configurations and the played rounds (settlement audit), the CSV export of
+    # ledger entries, and the collusion report.
     SUPPORT: (
         "accounts.view_user",
+        # A password reset link goes to the player's own address: support may send it.
+        "accounts.send_password_reset",
         "accounts.view_account",
         "accounts.view_transaction",
         "accounts.view_entry",

@@ -31,6 +31,8 @@ class User(AbstractUser):
     seated and played by the platform; it has an unusable password and never logs in. A bot's
     nickname is a pair: ``first_name`` in Chinese, ``last_name`` in English (games.live.bots).
     ``default_layout``: the player's table setting of how a new hand opens (RULES.md §6).
+    ``name_key``: what the username looks like (``accounts.names.name_key``, the UTS #39
+    skeleton), written on every save; sign-up refuses a name whose key is taken.
     """
 
     is_bot = models.BooleanField(
@@ -46,6 +48,29 @@ class User(AbstractUser):
             "Reset clears them). Off: it opens sorted in the hand area, the rows empty."
         ),
     )
+
+    name_key = models.CharField(
+        _("look-alike key"),
+        max_length=600,
+        blank=True,
+        db_index=True,
+        editable=False,
+        help_text=_("The user name's Unicode skeleton: look-alike names share it."),
+    )
+
+    class Meta(AbstractUser.Meta):
+        permissions = [
+            ("send_password_reset", _("Can send a user a password reset link")),
+        ]
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        from accounts.names import name_key
+
+        self.name_key = name_key(self.get_username() or "")
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "username" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_key"}
+        super().save(*args, **kwargs)
 
     def display_name(self) -> str:
         """The name other players see: a person's username; a bot's nickname in the active

@@ -7,9 +7,15 @@ refused request raises an `accounts.errors` `LedgerError` and writes nothing.
 """
 
 import logging
+from collections.abc import Iterator
 from datetime import date, datetime
+from typing import Any
 
-from django.db import transaction
+from django.contrib.auth.forms import PasswordResetForm
+from django.core.mail import EmailMultiAlternatives, send_mail
+from django.db import connection, transaction
+from django.http import HttpRequest
+from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -41,6 +47,7 @@ from accounts.models import (
     TransactionKind,
     User,
 )
+from accounts.names import has_invisible, name_key
 
 logger = logging.getLogger(__name__)
 
@@ -231,7 +238,13 @@ def user_signup(
     concurrent sign-ups from one address cannot exceed it and a failed sign-up does not count.
     The password is expected to have been validated by the sign-up form; None makes an account
     that cannot log in with a password (the load-test players: `manage.py load_test_players`).
+
+    A name that holds an invisible character, or that looks like an existing account's name
+    (the same `accounts.names.name_key`), is refused (SignupRefused `name_invisible`,
+    `name_taken`); the key is locked for the transaction, so two look-alike sign-ups racing
+    cannot both pass.
     """
+    username_check(username=username, lock=True)
     economy = economy_settings()
     if ip_address is not None:
         signup_quota_take(
@@ -251,6 +264,31 @@ def user_signup(
             reason=SIGNUP_GRANT_REASON,
         )
     return user
+
+
+def username_refusal(*, username: str) -> SignupRefused | None:
+    """Why a new account may not take this name, or None: an invisible character in it, or
+    an existing account (any: player, staff or bot) whose name looks the same."""
+    if has_invisible(username):
+        return SignupRefused("name_invisible", _("A user name cannot hold invisible characters."))
+    if User.objects.filter(name_key=name_key(username)).exists():
+        return SignupRefused(
+            "name_taken",
+            _("This name looks like the name of an existing player. Please choose another."),
+        )
+    return None
+
+
+def username_check(*, username: str, lock: bool = False) -> None:
+    """Raise `username_refusal`'s refusal, if any. With `lock` (inside a transaction, on
+    PostgreSQL) first take a transaction lock on the name's key, so that a concurrent sign-up
+    of a look-alike name waits for this one and then sees it."""
+    if lock and connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [name_key(username)])
+    refusal = username_refusal(username=username)
+    if refusal is not None:
+        raise refusal
 
 
 def signup_quota_take(*, address: str, day: date, limit: int) -> SignupQuota:
@@ -369,3 +407,81 @@ def user_settings_update(*, user: User, default_layout: bool) -> User:
     user.default_layout = default_layout
     user.save(update_fields=["default_layout"])
     return user
+
+
+# Password reset links: how a player who lost their password gets a new one. Staff send the
+# link; nobody but the player, not even a superuser, sets a player's password.
+
+
+class _OneAccountResetForm(PasswordResetForm):
+    """Django's password reset e-mail, for one account (Django's form would write to every
+    account sharing the address)."""
+
+    def __init__(self, user: User) -> None:
+        super().__init__(data={"email": user.email})
+        self.account = user
+
+    def get_users(self, email: str) -> Iterator[User]:
+        yield self.account
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        """Django's message, but a failure to send is raised, not only logged: staff are
+        told that no link went out (the public page keeps Django's silence)."""
+        subject = "".join(render_to_string(subject_template_name, context).splitlines())
+        body = render_to_string(email_template_name, context)
+        EmailMultiAlternatives(subject, body, from_email, [to_email]).send()
+
+
+def password_reset_refusal(*, user: User) -> str | None:
+    """Why no reset link can be sent to this account, or None."""
+    if user.is_bot:
+        return _("%(user)s is a bot: it has no password.") % {"user": user}
+    if not user.is_active:
+        return _("%(user)s is deactivated.") % {"user": user}
+    if not user.email:
+        return _("%(user)s has no e-mail address.") % {"user": user}
+    return None
+
+
+def user_password_reset_link_send(*, user: User, request: HttpRequest) -> None:
+    """E-mail the account a link to choose a new password (Django's token: it works once, for
+    PASSWORD_RESET_TIMEOUT, and no more once the password has changed), through the configured
+    e-mail backend. The password stays as it is until the player uses the link."""
+    refusal = password_reset_refusal(user=user)
+    if refusal is not None:
+        raise ValueError(refusal)
+    form = _OneAccountResetForm(user)
+    if not form.is_valid():
+        raise ValueError(_("%(user)s has no valid e-mail address.") % {"user": user})
+    form.save(
+        request=request,
+        use_https=request.is_secure(),
+        subject_template_name="accounts/password_reset_subject.txt",
+        email_template_name="accounts/password_reset_email.txt",
+    )
+
+
+def user_email_change_notify(*, user: User, old_email: str, request: HttpRequest) -> None:
+    """Tell the previous address that staff changed the account's e-mail address (reset links
+    go to the new one: a player whose address was changed behind their back learns of it)."""
+    if not old_email or old_email == user.email:
+        return
+    context = {
+        "user": user,
+        "new_email": user.email or "-",
+        "site_name": request.get_host(),
+    }
+    send_mail(
+        _("The e-mail address of your account was changed"),
+        render_to_string("accounts/email_changed_email.txt", context, request=request),
+        None,
+        [old_email],
+    )

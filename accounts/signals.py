@@ -1,6 +1,7 @@
 """Signals of the accounts app, and what happens when a password changes.
 
 `transaction_posted` is sent only after the database transaction has committed.
+`staff_account_action` is sent inside the transaction of the change it reports.
 
 A changed password deletes the user's API tokens (rest_framework.authtoken), in the same
 transaction as the new password, whichever way it was changed: the password change page, the
@@ -20,6 +21,12 @@ from django.dispatch import Signal
 # Sent once per newly posted ledger transaction (never for a replayed idempotency key),
 # with `transaction`: the accounts.models.Transaction. Receivers may push balance updates.
 transaction_posted = Signal()
+
+# Sent by the user admin when a staff member acts on another account: `user` (the account),
+# `staff` (who acted) and `actions`, a list of "password", "email", "is_active" (changed) and
+# "reset_link" (a password reset link sent). The games app marks the rounds the player is in
+# (games.live.staff_marks); accounts knows nothing of rounds.
+staff_account_action = Signal()
 
 _REVOKE = "_api_tokens_to_revoke"
 

@@ -32,6 +32,26 @@ urlpatterns = [
         ),
         name="password_change_done",
     ),
+    # Asking for a password reset link, and the page after it.
+    path("password/reset/", views.PasswordResetRequestView.as_view(), name="password_reset"),
+    path(
+        "password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(template_name="accounts/password_reset_done.html"),
+        name="password_reset_done",
+    ),
+    # A password reset link (asked for by the player, or sent by support) and the page after it.
+    path(
+        "reset/<uidb64>/<token>/",
+        views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(
+            template_name="accounts/password_reset_complete.html"
+        ),
+        name="password_reset_complete",
+    ),
     path("profile/", views.profile, name="profile"),
     path("profile/daily-bonus/", views.claim_daily_bonus, name="claim_daily_bonus"),
     path("profile/relief/", views.claim_relief, name="claim_relief"),

@@ -1,18 +1,21 @@
 """Pages of the accounts app: sign-up and the profile, with the buttons that claim the daily
-bonus and relief. Log-in, log-out and password change are Django's own views with our
-templates (see accounts/urls.py)."""
+bonus and relief, and the page of a password reset link. Log-in, log-out and password change
+are Django's own views with our templates (see accounts/urls.py)."""
 
+import hashlib
 import math
 from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import IntegrityError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -24,6 +27,7 @@ from accounts.economy import (
     coins,
     daily_bonus_status,
     economy_settings,
+    network_address,
     next_utc_midnight,
     relief_status,
 )
@@ -38,6 +42,7 @@ from accounts.services import (
     wallet_relief_claim,
 )
 from shisanshui.api import retry_message
+from shisanshui.ratelimit import RateLimited, rate_limit_hit
 
 ENTRIES_PER_PAGE = 20
 
@@ -79,6 +84,10 @@ class SignUpView(FormView):
                 ip_address=self.request.META.get("REMOTE_ADDR", ""),
             )
         except SignupRefused as refusal:
+            if refusal.code != "signup_limit":
+                # A look-alike name taken since the form checked it: nothing created.
+                form.add_error("username", refusal.message)
+                return self.form_invalid(form)
             # Too many accounts from this address today: 429, nothing created.
             form.add_error(None, refusal.message)
             response = self.form_invalid(form)
@@ -216,3 +225,60 @@ def save_settings(request: HttpRequest) -> HttpResponse:
     user_settings_update(user=request.user, default_layout=form.default_layout())
     messages.success(request, _("Your table settings are saved."))
     return redirect("accounts:profile")
+
+
+PASSWORD_RESET_RATE = "accounts.password_reset"  # settings.RATE_LIMITS
+PASSWORD_RESET_REQUEST_RATE = "accounts.password_reset_request"
+PASSWORD_RESET_MAILBOX_RATE = "accounts.password_reset_mailbox"
+
+
+def _too_many(limited: RateLimited) -> HttpResponse:
+    response = HttpResponse(
+        retry_message(limited.retry_after), status=429, content_type="text/plain; charset=utf-8"
+    )
+    response["Retry-After"] = str(limited.retry_after)
+    return response
+
+
+class PasswordResetRequestView(auth_views.PasswordResetView):
+    """ "Forgot your password?": a link to choose a new one, e-mailed to the accounts (active,
+    with a usable password: no bot) that have the address given. The page after it is the
+    same whether an account has the address or not, so it tells nobody which addresses are
+    known. Each POST counts against the client address's budget (over it: 429, nothing sent);
+    each address receives at most its own budget of links (past it: the same page, no mail),
+    so the page cannot be used to flood someone's mailbox."""
+
+    template_name = "accounts/password_reset_form.html"
+    email_template_name = "accounts/password_reset_email.txt"
+    subject_template_name = "accounts/password_reset_subject.txt"
+    success_url = reverse_lazy("accounts:password_reset_done")
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        address = network_address(request.META.get("REMOTE_ADDR"))
+        limited = rate_limit_hit(PASSWORD_RESET_REQUEST_RATE, address)
+        if limited is not None:
+            return _too_many(limited)
+        return super().post(request, *args, **kwargs)
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        mailbox = hashlib.sha256(form.cleaned_data["email"].strip().lower().encode()).hexdigest()
+        if rate_limit_hit(PASSWORD_RESET_MAILBOX_RATE, mailbox) is not None:
+            return HttpResponseRedirect(self.get_success_url())
+        return super().form_valid(form)
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """The page a password reset link opens (asked for by the player, or sent by support from
+    the admin): choose a new password. Both its requests (the link, then the form it
+    redirects to) count against the client address's budget; over it, 429 with Retry-After
+    and nothing changed."""
+
+    template_name = "accounts/password_reset_confirm.html"
+    success_url = reverse_lazy("accounts:password_reset_complete")
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        address = network_address(request.META.get("REMOTE_ADDR"))
+        limited = rate_limit_hit(PASSWORD_RESET_RATE, address)
+        if limited is not None:
+            return _too_many(limited)
+        return super().dispatch(request, *args, **kwargs)

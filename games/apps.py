@@ -11,8 +11,9 @@ class GamesConfig(AppConfig):
         # to the table services' signals.
         from accounts.economy import in_round_check_register
         from games.history.selectors import player_in_unsettled_round
-        from games.live import duplicate, tasks
+        from games.live import duplicate, staff_marks, tasks
 
         tasks.connect()
         duplicate.connect()  # a duplicate match's tables move together
         in_round_check_register(player_in_unsettled_round)  # no relief grant during a round
+        staff_marks.connect()  # a staff action on a player's account marks the player's rounds

@@ -265,6 +265,7 @@ class FlagFilter(admin.SimpleListFilter):
             (audit.FLAG_ESCAPE, _("an escape")),
             (audit.FLAG_CUT, _("a cannot-cover cut")),
             (audit.FLAG_AUTO, _("an automatic arrangement")),
+            (audit.FLAG_STAFF, _("a staff action on a player's account")),
         ]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Round]) -> QuerySet[Round]:
@@ -350,8 +351,6 @@ class RoundAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("flags"))
     def flags(self, round_: Round) -> str:
-        if round_in_play(round_):
-            return ""
         return " ".join(audit.rounds_with_flags([round_])[0][1])
 
     # -- detail -----------------------------------------------------------------------------
@@ -406,6 +405,7 @@ class RoundAdmin(admin.ModelAdmin):
             ],
             "replay_url": None if in_play else reverse("games:round_replay", args=[round_.pk]),
             "chat": audit.round_chat(round_=round_),
+            "staff_actions": list(audit.round_staff_actions(round_=round_)),
             **(extra_context or {}),
         }
         return TemplateResponse(request, "admin/games/round/detail.html", context)

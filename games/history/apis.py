@@ -21,12 +21,11 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
-from accounts.models import User
 from games.history.audit import RoundInPlay
 from games.history.matches import match_results
 from games.history.review import NotYourRound, round_for_review, round_review
 from games.history.series import series_room, series_scoreboard
-from games.history.standings import player_stats, standings
+from games.history.standings import listed_player, player_stats, standings
 from games.models import DuplicateMatch
 from shisanshui.api import ERRORS, ErrorBodyApi, api_error
 
@@ -282,7 +281,10 @@ class StandingsApi(ErrorBodyApi):
 
 
 class PlayerStatsApi(ErrorBodyApi):
-    """One person's statistics, as the beat last computed them (games.history.standings)."""
+    """One person's statistics, as the beat last computed them (games.history.standings).
+
+    A name nobody has and a name that hides its statistics (staff, bots, deactivated accounts)
+    get the same 404 after the same single query."""
 
     throttle_scope = "standings"
 
@@ -295,7 +297,7 @@ class PlayerStatsApi(ErrorBodyApi):
         responses={200: OpenApiTypes.OBJECT, 404: ERRORS[404], 429: ERRORS[429]},
     )
     def get(self, request: Request, username: str) -> Response:
-        user = User.objects.filter(username=username, is_bot=False).first()
+        user = listed_player(username)
         if user is None:
             return Response(
                 api_error("not_found", _("No such player.")), status=status.HTTP_404_NOT_FOUND

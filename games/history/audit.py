@@ -31,7 +31,7 @@ from games.history.selectors import (
     round_players_hidden_until_settled,
     rounds_hidden_until_settled,
 )
-from games.models import Round, RoundPlayer, TableEvent
+from games.models import Round, RoundPlayer, RoundStaffAction, TableEvent
 from games.rules.api import result_json
 from games.rules.cards import Card, format_cards, parse_cards
 from games.rules.config import RuleConfig
@@ -48,6 +48,9 @@ Json = dict[str, Any]
 FLAG_ESCAPE = "escape"
 FLAG_CUT = "cut"
 FLAG_AUTO = "auto"
+# A staff member changed a player's password, e-mail address or active flag, or sent a password
+# reset link, while the round was in play (games.models.RoundStaffAction).
+FLAG_STAFF = "staff"
 
 
 # -- selectors: filtering rounds ---------------------------------------------------------------
@@ -68,7 +71,8 @@ def rounds_filter(
     local dates), amount (the largest coin movement of one player, |delta|) and a flag.
 
     Their hands are hidden until settlement (:func:`rounds_hidden_until_settled`). The amount
-    and the flags say how the hands were played: they match settled rounds only.
+    and the flags say how the hands were played: they match settled rounds only — except the
+    staff flag, which says nothing of the hands and matches a round in play too.
     """
     qs = rounds_hidden_until_settled(rounds=rounds)
     if player:
@@ -79,7 +83,7 @@ def rounds_filter(
         qs = qs.filter(settled_at__gte=_day_start(date_from))
     if date_to is not None:
         qs = qs.filter(settled_at__lt=_day_start(date_to + timedelta(days=1)))
-    if amount_min is not None or amount_max is not None or flag:
+    if amount_min is not None or amount_max is not None or (flag and flag != FLAG_STAFF):
         qs = qs.filter(settled_at__isnull=False)
     if amount_min is not None:
         qs = qs.filter(Q(players__delta__gte=amount_min) | Q(players__delta__lte=-amount_min))
@@ -91,6 +95,8 @@ def rounds_filter(
         qs = qs.filter(players__auto__gt="")
     elif flag == FLAG_CUT:
         qs = qs.filter(result__isnull=False).exclude(result__cuts=[])
+    elif flag == FLAG_STAFF:
+        qs = qs.filter(staff_actions__isnull=False)
     return qs.distinct()
 
 
@@ -422,11 +428,19 @@ def round_replay_position(*, round_: Round, user: Any) -> int | None:
     )
 
 
+def round_staff_actions(*, round_: Round) -> QuerySet[RoundStaffAction]:
+    """What staff did to the players' accounts while the round was in play, oldest first."""
+    return round_.staff_actions.select_related("player", "staff").order_by("at", "pk")
+
+
 def rounds_with_flags(rounds: Iterable[Round]) -> list[tuple[Round, list[str]]]:
-    """Each round with its flags (escape / cut / auto), for lists and exports."""
+    """Each round with its flags (escape / cut / auto / staff), for lists and exports."""
     out = []
     for r in rounds:
         flags = []
+        if round_in_play(r):
+            out.append((r, [FLAG_STAFF] if r.staff_actions.exists() else []))
+            continue
         players = list(r.players.all())
         if any(p.escaped for p in players):
             flags.append(FLAG_ESCAPE)
@@ -434,5 +448,7 @@ def rounds_with_flags(rounds: Iterable[Round]) -> list[tuple[Round, list[str]]]:
             flags.append(FLAG_CUT)
         if any(p.auto for p in players):
             flags.append(FLAG_AUTO)
+        if r.staff_actions.exists():
+            flags.append(FLAG_STAFF)
         out.append((r, flags))
     return out

@@ -13,13 +13,12 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from accounts.models import User
 from games.history import audit
 from games.history.matches import match_results
 from games.history.replay import round_replay_data
 from games.history.selectors import round_in_play, rounds_hidden_until_settled
 from games.history.series import series_room, series_scoreboard
-from games.history.standings import player_stats, standings
+from games.history.standings import listed_players, player_stats, standings
 from games.labels import CATEGORY_EN, special_name
 from games.models import DuplicateMatch, Round, StandingPeriod
 from games.rules.config import SPECIAL_INFO
@@ -240,11 +239,11 @@ def standings_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def player_page(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's statistics, this week and all time (games.history.standings); 404 for a bot or an
-    unknown name."""
+    """A player's statistics, this week and all time (games.history.standings); the same 404 for
+    an unknown name and for one that hides its statistics (staff, bots)."""
     limited = _stats_limited(request)
     if limited is not None:
         return limited
-    user = get_object_or_404(User.objects.filter(is_bot=False), username=username)
+    user = get_object_or_404(listed_players(), username=username)
     data = player_stats(user)
     return render(request, "games/player.html", {"data": data, "player": user})

@@ -5,6 +5,10 @@
 
 The standings rank the players with at least ``min_rounds`` rounds (settings
 STANDINGS_MIN_ROUNDS, per period) by net coins or by water per round.
+
+Only players are listed (:func:`listed_players`): staff, superusers, bots and deactivated
+accounts are in no standings, and asking for their statistics is answered exactly as for a
+name nobody has — the same query, the same 404 and body — so neither says which names exist.
 """
 
 from __future__ import annotations
@@ -22,6 +26,18 @@ from accounts.models import User
 from games.models import Round, RoundPlayer, Standing, StandingPeriod, StandingsRun
 
 BY = ("coins", "water")
+
+
+def listed_players() -> QuerySet[User]:
+    """The accounts whose figures the standings and statistics show: active people who are
+    not staff. Everyone else hides their statistics."""
+    return User.objects.filter(is_active=True, is_bot=False, is_staff=False, is_superuser=False)
+
+
+def listed_player(username: str) -> User | None:
+    """The listed player of that name, or None — for a name nobody has and for a name that
+    hides its statistics alike (one query either way)."""
+    return listed_players().filter(username=username).first()
 
 
 def week_start(now: datetime) -> datetime:
@@ -257,9 +273,9 @@ def standings(*, period: str, by: str, limit: int = 50) -> dict[str, Any]:
     if period not in StandingPeriod.values or by not in BY:
         raise ValueError("unknown period or ranking")
     rows = list(
-        Standing.objects.filter(period=period, rounds__gte=min_rounds(period)).select_related(
-            "user"
-        )
+        Standing.objects.filter(
+            period=period, rounds__gte=min_rounds(period), user__in=listed_players()
+        ).select_related("user")
     )
     if by == "coins":
         rows.sort(key=lambda s: (-s.coins, -s.water_per_round, s.user.get_username()))

@@ -7,6 +7,7 @@ from games.models.play import (
     MatchStatus,
     Round,
     RoundPlayer,
+    RoundStaffAction,
     Table,
     TableEvent,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "TableEvent",
     "Round",
     "RoundPlayer",
+    "RoundStaffAction",
     "MATCH_TABLES",
     "MATCH_MAX_DEALS",
     "MatchStatus",

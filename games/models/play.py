@@ -180,6 +180,48 @@ class RoundPlayer(models.Model):
         return f"{self.round} #{self.position}"
 
 
+class RoundStaffAction(models.Model):
+    """A staff member's action on the account of a player who was in this round, unsettled, at
+    the time: ``actions`` names what was done (``password``, ``email``, ``is_active``,
+    ``reset_link``: a password reset link sent). The round's audit shows it. Written by
+    :mod:`games.live.staff_marks` when the accounts admin says so."""
+
+    class Action(models.TextChoices):
+        PASSWORD = "password", _("password changed")
+        EMAIL = "email", _("e-mail address changed")
+        ACTIVE = "is_active", _("active flag changed")
+        RESET_LINK = "reset_link", _("password reset link sent")
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="staff_actions")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("staff member"),
+        on_delete=models.PROTECT,
+        null=True,
+        related_name="+",
+    )
+    actions = models.JSONField(_("actions"))
+    at = models.DateTimeField(_("at"))
+
+    class Meta:
+        verbose_name = _("staff action during a round")
+        verbose_name_plural = _("staff actions during rounds")
+        ordering = ["round", "at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.round}: {', '.join(self.actions)}"
+
+    def actions_display(self) -> str:
+        labels = dict(self.Action.choices)
+        return ", ".join(str(labels.get(action, action)) for action in self.actions)
+
+
 # A duplicate match's size: enough tables to compare a hand several times, few enough
 # for one lobby page; deals as in a short duplicate session.
 MATCH_TABLES = (2, 3, 4)

@@ -4,8 +4,9 @@ A chat message is a public table event (``chat``: ``position, kind, value``) lik
 every seat sees it, it is logged with the table's events (support reads a round's chat in its
 audit), and a reconnecting client gets it back with what it missed. Phrases and reactions are
 ids from fixed lists, shown in the reader's language; free text is plain text only — control
-and formatting characters are refused, whitespace is collapsed, and clients put it on the page
-as text, never as markup. :func:`chat` is the command that sends one.
+and formatting characters are refused, whitespace is collapsed, a text must show something
+(:func:`has_visible`) and a character carries at most MAX_MARKS_PER_BASE combining marks, and
+clients put it on the page as text, never as markup. :func:`chat` is the command that sends one.
 """
 
 from __future__ import annotations
@@ -39,12 +40,36 @@ REACTIONS: dict[str, str] = {
 }
 KINDS = ("phrase", "reaction", "text")
 MAX_TEXT_CHARS = 80
+# Combining marks one character may carry (counted in the NFC form, where precomposed letters
+# carry none). Living scripts need at most four: Vietnamese stacks two (ệ), Thai a vowel and a
+# tone mark, Devanagari a nukta, a vowel sign and a nasal mark, Tibetan a stack such as ཧྨྱཱཾ
+# (four). Past that, marks are only drawn over the neighbouring lines of the chat ("Zalgo").
+MAX_MARKS_PER_BASE = 4
+# Letters and symbols that draw nothing: the Hangul fillers and the blank Braille pattern.
+# (Control and formatting characters, zero-width ones included, are refused on their own.)
+BLANK_GRAPHICS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def has_visible(text: str) -> bool:
+    """Whether the text draws anything: a letter, digit, punctuation or symbol that is not a
+    blank (BLANK_GRAPHICS). Spaces, combining marks alone and fillers draw nothing."""
+    return any(unicodedata.category(ch)[0] in "LNPS" and ch not in BLANK_GRAPHICS for ch in text)
+
+
+def most_marks_per_base(text: str) -> int:
+    """The longest run of combining marks (categories Mn, Mc, Me) in the text's NFC form."""
+    most = run = 0
+    for ch in unicodedata.normalize("NFC", text):
+        run = run + 1 if unicodedata.category(ch)[0] == "M" else 0
+        most = max(most, run)
+    return most
 
 
 def clean_text(value: object) -> str:
     """Free text as it is kept and shown: stripped, runs of whitespace made one space, at most
     MAX_TEXT_CHARS characters; control and formatting characters (bidi overrides, zero-width
-    joiners…) refused (``bad_chat``)."""
+    joiners…), a text that shows nothing (only fillers, blank Braille, combining marks) and
+    more than MAX_MARKS_PER_BASE combining marks on one character refused (``bad_chat``)."""
     if not isinstance(value, str):
         raise TableError("bad_chat", "a chat text must be a string")
     text = " ".join(value.split())
@@ -56,6 +81,16 @@ def clean_text(value: object) -> str:
         )
     if any(unicodedata.category(ch)[0] == "C" for ch in text):
         raise TableError("bad_chat", "a chat text cannot hold control or formatting characters")
+    if not has_visible(text):
+        raise TableError(
+            "bad_chat", "a chat text must show at least one visible character", reason="invisible"
+        )
+    if most_marks_per_base(text) > MAX_MARKS_PER_BASE:
+        raise TableError(
+            "bad_chat",
+            f"a character carries at most {MAX_MARKS_PER_BASE} combining marks",
+            max_marks=MAX_MARKS_PER_BASE,
+        )
     return text
 
 

@@ -165,6 +165,18 @@ AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
 
+# E-mail: password reset links (asked for on the log-in page, or sent by support from the
+# admin) and the notice to an account's old address when staff change it. SMTP by default;
+# a developer's machine prints them on the console (settings.local).
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+
 # Coins
 
 # Coins a new player receives from the mint when signing up (0: none).
@@ -354,6 +366,14 @@ RATE_LIMITS = {
     "table.cooldown": "1/30seconds",
     # Configurations an admin creates from a rule preset (each POST counts).
     "admin.rule_preset": "10/minute;100/hour",
+    # Password reset links a staff member sends from the user admin (each link counts).
+    "admin.password_reset": "10/minute;50/hour",
+    # Requests to a password reset link's pages per client address (both steps count).
+    "accounts.password_reset": "20/minute;100/hour",
+    # "Forgot your password?" requests per client address (each POST counts) ...
+    "accounts.password_reset_request": "5/minute;20/hour",
+    # ... and links e-mailed to one address, however many clients ask (past it: none sent).
+    "accounts.password_reset_mailbox": "3/hour;10/day",
 }
 RATE_LIMITS.update(json.loads(env_str("RATE_LIMITS") or "{}"))
 # Keys of the counters in Redis start with this (tests give each test its own).

@@ -6,6 +6,8 @@ from shisanshui.settings.env import env_bool, env_list, env_str
 SECRET_KEY = env_str("SECRET_KEY", "django-insecure-local-development-key-not-for-production")
 DEBUG = env_bool("DEBUG", default=True)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+# Password reset mails are printed by the web process (`make run` shows them in its output).
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 
 # The pages of these origins may open the WebSockets: any CSRF_TRUSTED_ORIGINS given, and the
 # loopback hosts on port 8000. `make run` sets WEBSOCKET_ALLOWED_ORIGINS for its HOST and PORT

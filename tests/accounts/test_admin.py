@@ -74,13 +74,19 @@ def test_the_groups_exist_with_their_permissions() -> None:
         "accounts.view_entry",
         "accounts.view_transaction",
         "accounts.view_user",
+        # A password reset link goes to the player's own address (test_admin_passwords.py).
+        "accounts.send_password_reset",
         "accounts.view_economysettings",
         "accounts.view_signupquota",
         "accounts.view_collusionflag",
         # Reviewing a flag: its status and note only (tests/accounts/test_collusion_admin.py).
         "accounts.change_collusionflag",
     }
-    reads = support - {"accounts.export_ledger", "accounts.change_collusionflag"}
+    reads = support - {
+        "accounts.export_ledger",
+        "accounts.change_collusionflag",
+        "accounts.send_password_reset",
+    }
     assert all(p.split(".")[1].startswith("view_") for p in reads)
     rules_admin = _permissions_of(RULES_ADMIN)
     assert "games.change_ruleconfiguration" in rules_admin

@@ -194,14 +194,22 @@ def test_zero_means_no_limit_and_sign_ups_are_still_counted() -> None:
     assert SignupQuota.objects.get(address="192.0.2.1").count == 7
 
 
-def test_a_failed_sign_up_does_not_count() -> None:
+def test_a_failed_sign_up_does_not_count(monkeypatch: pytest.MonkeyPatch) -> None:
     from django.db import IntegrityError
+
+    from accounts import services
 
     _economy(signups_per_address_per_day=1)
     User.objects.create_user(username="taken", password="x")
 
+    with pytest.raises(SignupRefused) as refused:  # refused before anything is written
+        user_signup(username="taken", password=PASSWORD, ip_address="192.0.2.2", now=DAY)
+    assert refused.value.code == "name_taken"
+    # The name taken between the check and the insert: the insert fails, nothing counted.
+    monkeypatch.setattr(services, "username_check", lambda **kwargs: None)
     with pytest.raises(IntegrityError):
         user_signup(username="taken", password=PASSWORD, ip_address="192.0.2.2", now=DAY)
+    monkeypatch.undo()
     user_signup(username="fresh", password=PASSWORD, ip_address="192.0.2.2", now=DAY)
 
 

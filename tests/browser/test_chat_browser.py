@@ -107,3 +107,30 @@ def test_a_room_without_free_text_offers_phrases_and_reactions_only(
     expect(cat.testid("chat-text-off")).to_be_visible()
     cat.testid("chat-phrase-hello").click()
     expect(cat.page.locator("[data-testid=chat-line]")).to_have_count(1, timeout=PAGE)
+
+
+def test_a_text_that_shows_nothing_or_stacks_marks_is_refused_in_the_readers_language(
+    live_platform: LivePlatform, new_page: NewPage, shot: Shot
+) -> None:
+    fast_rules(name=RULES, **PACING)
+    dan = Player("chat-dan", new_page(viewport=DESKTOP))
+    sign_up(dan, live_platform.url)
+    open_lobby(dan, live_platform.url)
+    open_room(dan, name="Blank", rules=RULES, seats=2)
+    open_chat(dan)
+    toast = dan.page.locator("#toast")
+
+    dan.testid("chat-input").fill("\u3164 \u2800\u3164")  # Hangul fillers, blank Braille
+    dan.testid("chat-send").click()
+    expect(toast).to_have_text("This message shows nothing: write something visible.", timeout=PAGE)
+    shot(dan.page, "invisible-refused")
+
+    switch_language(dan.page, "zh-hans")
+    open_chat(dan)
+    dan.testid("chat-input").fill("z" + "\u0301" * 12)
+    dan.testid("chat-send").click()
+    expect(toast).to_have_text("一个字符最多只能带 4 个附加符号。", timeout=PAGE)
+    dan.testid("chat-input").fill("gg")
+    dan.testid("chat-send").click()
+    expect(dan.page.locator("[data-testid=chat-line]")).to_have_count(1, timeout=PAGE)
+    assert log_lines(dan) == ["gg"]  # neither refused text was sent

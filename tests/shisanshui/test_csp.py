@@ -70,7 +70,17 @@ def test_the_policy_of_a_page() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["/", "/accounts/login/", "/accounts/signup/", "/accounts/profile/", "/accounts/password/"],
+    [
+        "/",
+        "/accounts/login/",
+        "/accounts/signup/",
+        "/accounts/profile/",
+        "/accounts/password/",
+        "/accounts/password/reset/",
+        "/accounts/password/reset/sent/",
+        "/accounts/reset/MQ/not-a-token/",
+        "/accounts/reset/done/",
+    ],
 )
 def test_the_site_pages_have_nothing_inline(path: str) -> None:
     client = Client()

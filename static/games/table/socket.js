@@ -31,6 +31,11 @@ function errorText(error) {
       { minimum: coinText(error.minimum), balance: coinText(error.balance) },
     ),
     rate_limited: _("Too many requests. Wait a moment and try again."),
+    bad_chat: error.max_marks
+      ? fmt(_("A character can carry at most %(max)s accents or marks."), { max: error.max_marks })
+      : error.reason === "invisible"
+        ? _("This message shows nothing: write something visible.")
+        : error.message,
     server_error: _("Something went wrong. Try again."),
   };
   return known[error.code] || error.message || error.code;

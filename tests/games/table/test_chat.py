@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from games.table import machine
-from games.table.chat import MAX_TEXT_CHARS, PHRASES, REACTIONS, clean_text
+from games.table.chat import MAX_MARKS_PER_BASE, MAX_TEXT_CHARS, PHRASES, REACTIONS, clean_text
 from games.table.errors import TableError
 from games.table.perspective import events_for
 
@@ -42,6 +42,15 @@ def test_a_phrase_a_reaction_and_a_text_are_public_events_of_the_table() -> None
         ("text", "zero\u200bwidth", "bad_chat"),
         ("text", "bell\x07", "bad_chat"),
         ("text", 42, "bad_chat"),
+        ("text", "\u3164", "bad_chat"),  # Hangul filler: a letter that draws nothing
+        ("text", "\u3164 \u3164\u3164", "bad_chat"),
+        ("text", "\u2800\u2800", "bad_chat"),  # the blank Braille pattern
+        ("text", "\u115f\u1160\uffa0", "bad_chat"),  # the other Hangul fillers
+        ("text", "\u0301\u0302\u0303", "bad_chat"),  # combining marks and nothing under them
+        ("text", "\u034f\ufe0f", "bad_chat"),  # grapheme joiner, variation selector
+        ("text", "\u3000\u3164\u00a0", "bad_chat"),  # spaces around a filler
+        ("text", "a" + "\u0301" * 60, "bad_chat"),  # 60 stacked marks
+        ("text", "ok x" + "\u0300" * (MAX_MARKS_PER_BASE + 1), "bad_chat"),
         ("shout", "hi", "bad_chat"),
     ],
 )
@@ -81,3 +90,31 @@ def test_markup_is_kept_as_the_text_it_is() -> None:
 def test_every_phrase_has_both_languages_and_every_reaction_a_symbol() -> None:
     assert all(zh and en and zh != en for zh, en in PHRASES.values())
     assert all(symbol for symbol in REACTIONS.values())
+
+
+def test_text_with_something_visible_and_real_scripts_marks_is_kept() -> None:
+    # Vietnamese in NFD (two marks on one letter), Thai (vowel + tone mark), Tibetan (a stack of
+    # four marks), a visible word beside a filler, and MAX_MARKS_PER_BASE marks exactly.
+    for text in (
+        "Vie\u0323\u0302t",
+        "\u0e19\u0e49\u0e33",
+        "\u0f67\u0fa8\u0fb1\u0f71\u0f7e",
+        "\u3164 hi",
+        "o" + "\u0308" * MAX_MARKS_PER_BASE,
+        "\u2800!",
+    ):
+        assert clean_text(text) == text
+
+
+def test_a_refused_invisible_text_sends_nothing() -> None:
+    game = Game(2)
+    with pytest.raises(TableError) as refused:
+        game.do(machine.chat, position=0, kind="text", value="\u3164\u2800")
+    assert refused.value.code == "bad_chat"
+    assert "visible" in refused.value.message
+    assert refused.value.to_dict()["reason"] == "invisible"  # the page words it
+    assert game.events("chat") == []
+    with pytest.raises(TableError) as stacked:
+        game.do(machine.chat, position=0, kind="text", value="x" + "\u0301" * 20)
+    assert stacked.value.to_dict()["max_marks"] == MAX_MARKS_PER_BASE
+    assert game.events("chat") == []
