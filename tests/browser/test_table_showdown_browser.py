@@ -23,8 +23,9 @@ from playwright.sync_api import Locator, Page, expect
 
 from games.models import RuleConfiguration
 from games.rules.arrange import arrange
-from games.rules.cards import Card
+from games.rules.cards import Card, parse_card
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
+from games.rules.hands import Category, evaluate
 from games.rules.specials import detect_special
 from games.table import machine
 from games.table.deck import deal_order
@@ -170,6 +171,31 @@ def in_view(page: Page, selector: str, what: str) -> None:
         )
 
 
+def assert_straights_low_to_high(page: Page, table: MockTable, me: int) -> int:
+    """Every opponent's straight row is shown as RULES.md §6 writes it, low to high (a wheel
+    A2345 with the ace first), whatever order the arrangement holds its cards in. Returns how
+    many straights were checked."""
+    checked = 0
+    for seat in table.game.state.round_seats:
+        if seat.position == me or seat.arrangement is None:
+            continue
+        for row in ("middle", "back"):
+            cards = getattr(seat.arrangement, row)
+            if evaluate(cards).category not in (Category.STRAIGHT, Category.STRAIGHT_FLUSH):
+                continue
+            shown = page.locator(
+                f".seat[data-position='{seat.position}'] .mini-row[data-row='{row}'] [data-card]"
+            ).evaluate_all("els => els.map(e => e.dataset.card)")
+            deck = table.game.state.config.deck
+            ranks = [int(parse_card(text, deck).rank) for text in shown]
+            wheel = 14 in ranks and 2 in ranks
+            assert ranks == sorted(ranks, key=lambda r: 1 if wheel and r == 14 else r), (
+                f"seat {seat.position}'s {row} row reads {shown}"
+            )
+            checked += 1
+    return checked
+
+
 def on_top(locator: Locator, what: str) -> None:
     """The element's centre is inside the viewport and nothing is drawn over it there (what
     a tap at its centre would reach)."""
@@ -226,6 +252,9 @@ def test_my_rows_stay_in_view_beside_the_opponents_through_the_showdown(
     in_view(page, MY_ROWS, "my rows")
     for row in ROWS:
         in_view(page, opponents_rows(row), f"the opponents' {row} rows")
+    straights = assert_straights_low_to_high(page, table, me=0)
+    if seats == 4:  # this deal's opponents hold straights (seed 4)
+        assert straights >= 1
     # Ready and Chat in reach, nothing over them.
     on_top(page.get_by_test_id("ready-button"), "Ready")
     on_top(page.get_by_test_id("chat-toggle"), "Chat")

@@ -2,7 +2,16 @@
 // settlement, and what each opponent shows (card backs while dealt, its rows once revealed
 // with the head-to-head water for you, its special hand, the cards it set aside with spare
 // cards; a joker shows what it stands for).
-import { ROWS, ROW_SIZE, PLAY_PHASES, dealtTo, specialWater, versusFor, spareOf } from "../state.js";
+import {
+  ROWS,
+  ROW_SIZE,
+  PLAY_PHASES,
+  dealtTo,
+  specialWater,
+  versusFor,
+  spareOf,
+  rowDisplayOrder,
+} from "../state.js";
 import { C, _, fmt, $, el, number, signed } from "./common.js";
 
 // Counter-clockwise order goes to your right.
@@ -129,7 +138,8 @@ function seatCards(ctx, view, position, seat) {
       line.dataset.row = r;
       const shown = rows[r];
       let cards;
-      if (shown) cards = smallCards(shown.cards, shown.jokers);
+      // A revealed row reads as the player's own rows do: a straight low to high (RULES.md §6).
+      if (shown) cards = smallCards(rowDisplayOrder(shown.cards, shown), shown.jokers);
       else {
         cards = el("div", "mini-cards");
         for (let i = 0; i < ROW_SIZE[r]; i++) cards.append(C.cardBack({ small: true }));
