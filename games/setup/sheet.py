@@ -22,6 +22,7 @@ class RulesSheet(TypedDict):
     name: str  # the configuration's name in the page's language
     badge: str  # its variant badge: 福州, 多一色·癞子, Classic
     summary: str  # the chip: badge · cards · gun
+    details: str  # the summary after the badge: cards · gun (a phone shows the badge only)
     rows: list[SheetRow]
     specials: list[SheetRow]  # enabled special hands, highest first, with their water
 
@@ -88,7 +89,8 @@ def rules_sheet(config: RuleConfig, *, name: str, preset: str, base_score: int) 
     """What the table's rules chip and its sheet show for ``config`` at ``base_score``."""
     badge = variant_badge(config, labels.chinese(), preset)
     cards = pgettext("rules chip", "%(count)s cards") % {"count": config.deck.size}
-    summary = " · ".join([badge, cards, _gun_short(config)])
+    details = " · ".join([cards, _gun_short(config)])
+    summary = f"{badge} · {details}"
     penalty = config.penalty_multiplier * base_score
     escape = gettext("%(coins)s coins (%(times)s × base score)") % {
         "coins": f"{penalty:,}",
@@ -143,6 +145,7 @@ def rules_sheet(config: RuleConfig, *, name: str, preset: str, base_score: int) 
         "name": labels.data_name(name),
         "badge": badge,
         "summary": summary,
+        "details": details,
         "rows": rows,
         "specials": specials,
     }
