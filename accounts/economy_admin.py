@@ -140,6 +140,10 @@ class EconomySettingsAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             messages.WARNING,
         )
 
+    def response_change(self, request: HttpRequest, obj: Any) -> HttpResponse:
+        # Back to the settings, with the proposal's message only: nothing was changed yet.
+        return HttpResponseRedirect(request.path)
+
     def log_change(self, request: HttpRequest, obj: Any, message: Any) -> Any:
         # Nothing changed yet: the proposal is the record (EconomyChange).
         return None

@@ -544,7 +544,6 @@ class EconomySettings(models.Model):
 class EconomyChangeStatus(models.TextChoices):
     PENDING = "pending", _("Pending approval")
     APPLIED = "applied", _("Approved and applied")
-    WITHDRAWN = "withdrawn", _("Withdrawn")
 
 
 class EconomyChange(models.Model):

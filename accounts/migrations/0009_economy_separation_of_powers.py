@@ -58,7 +58,6 @@ class Migration(migrations.Migration):
                         choices=[
                             ("pending", "Pending approval"),
                             ("applied", "Approved and applied"),
-                            ("withdrawn", "Withdrawn"),
                         ],
                         default="pending",
                         max_length=16,

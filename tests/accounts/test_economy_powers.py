@@ -159,9 +159,12 @@ def test_an_economy_admin_proposes_and_another_approves(make_player: MakePlayer)
     player = make_player(coins=100_000)
     economy_settings_get_or_create()
 
-    response = _client(proposer).post(SETTINGS_URL, _form(daily_bonus=3_000))
+    client = _client(proposer)
+    response = client.post(SETTINGS_URL, _form(daily_bonus=3_000))
 
-    assert response.status_code == 302
+    assert response.status_code == 302 and response["Location"] == SETTINGS_URL
+    page = client.get(SETTINGS_URL, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Proposed as economy change #" in page and "changed successfully" not in page
     change = EconomyChange.objects.get()
     assert change.status == EconomyChangeStatus.PENDING
     assert change.values == {"daily_bonus": 3_000} and change.proposed_by == proposer
