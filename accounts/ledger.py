@@ -145,8 +145,8 @@ def _ledger_write(
     reference: str,
     reason: str,
     created_by: User | None,
-    cause: str,
     reverses: Transaction | None,
+    cause: str = "",
 ) -> Transaction:
     # Check, under lock.
     accounts = list(Account.objects.select_for_update().filter(pk__in=amounts).order_by("pk"))

@@ -207,6 +207,8 @@ class Transaction(models.Model):
         _("cause"),
         max_length=100,
         blank=True,
+        default="",
+        db_default="",
         help_text=_(
             'Under what the platform paid it when no person did: "economy_settings:v3" for a '
             "grant paid under that version of the economy settings."

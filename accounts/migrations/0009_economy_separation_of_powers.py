@@ -124,6 +124,8 @@ class Migration(migrations.Migration):
             field=models.CharField(
                 blank=True,
                 help_text='Under what the platform paid it when no person did: "economy_settings:v3" for a grant paid under that version of the economy settings.',
+                default="",
+                db_default="",
                 max_length=100,
                 verbose_name="cause",
             ),
