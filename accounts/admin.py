@@ -300,17 +300,18 @@ class EntryInline(admin.TabularInline):
 
 @admin.register(Transaction)
 class TransactionAdmin(LedgerModelAdmin):
-    list_display = ("id", "created_at", "kind", "reference", "created_by", "reverses")
+    list_display = ("id", "created_at", "kind", "reference", "created_by", "cause", "reverses")
     list_display_links = ("id", "created_at")
     list_filter = ("kind", "created_at")
     list_select_related = ("created_by", "reverses")
-    search_fields = ("reference", "idempotency_key", "reason")
+    search_fields = ("reference", "idempotency_key", "reason", "cause")
     date_hierarchy = "created_at"
     fields = (
         "kind",
         "reference",
         "reason",
         "created_by",
+        "cause",
         "created_at",
         "idempotency_key",
         "content_hash",

@@ -4,9 +4,10 @@ and the collusion flags support reviews. Registered on import by ``accounts.admi
 from typing import Any
 from urllib.parse import urlencode
 
+from django import forms
 from django.conf import settings
-from django.contrib import admin
-from django.core.exceptions import PermissionDenied
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
@@ -16,23 +17,59 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from accounts.admin_base import LedgerModelAdmin
 from accounts.collusion import collusion_flag_review
+from accounts.errors import EconomyChangeRefused
 from accounts.models import (
+    ECONOMY_GUARDED_FIELDS,
     Account,
     AccountKind,
     CollusionFlag,
+    EconomyChange,
     EconomySettings,
     SignupQuota,
     User,
 )
-from accounts.services import economy_settings_get_or_create
+from accounts.services import (
+    ECONOMY_MONEY_PERMISSION,
+    economy_change_approve,
+    economy_change_propose,
+    economy_settings_get_or_create,
+)
 from shisanshui.admin_ids import CheckedHistoryIds
+
+
+class EconomySettingsForm(forms.ModelForm):  # type: ignore[type-arg]
+    """Refuses, with a clear error, a change by someone without the economy administrator
+    permission (every setting is what the mint pays or a protection); `user` is set by the
+    admin."""
+
+    user: User | None = None
+
+    class Meta:
+        model = EconomySettings
+        fields = "__all__"
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean()
+        guarded = [name for name in self.changed_data if name in ECONOMY_GUARDED_FIELDS]
+        if guarded and (self.user is None or not self.user.has_perm(ECONOMY_MONEY_PERMISSION)):
+            raise ValidationError(
+                gettext(
+                    "Changing what the mint pays or a protection needs the economy "
+                    "administrator permission; nothing was changed."
+                )
+            )
+        return cleaned
 
 
 @admin.register(EconomySettings)
 class EconomySettingsAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     """The one row of economy settings: the list opens it directly; every change is kept in
-    its history with who made it. Changed by superusers and `rules_admin` (the permission
-    `accounts.change_economysettings`), viewed by `support`."""
+    its history. Saving the form does not change the settings: it proposes an economy change
+    (`economy_change_propose`), applied once another economy administrator approves it.
+    Proposed by superusers and `economy_admin` (`accounts.change_economy_money`), viewed by
+    `support` and `rules_admin`."""
+
+    form = EconomySettingsForm
 
     fieldsets = (
         (_("Grants"), {"fields": ("signup_grant", "daily_bonus")}),
@@ -76,12 +113,94 @@ class EconomySettingsAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> Any:
         form = super().get_form(request, obj, change, **kwargs)
+        form.user = request.user
         field = form.base_fields.get("signup_grant")
         if field is not None:
             field.help_text = gettext(
                 "Coins a new player receives. Empty: the SIGNUP_GRANT setting (now %(coins)s)."
             ) % {"coins": f"{settings.SIGNUP_GRANT:,}"}
         return form
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        values = {name: form.cleaned_data[name] for name in form.changed_data}
+        if not values:
+            return
+        try:
+            proposed = economy_change_propose(user=request.user, values=values)  # type: ignore[arg-type]
+        except EconomyChangeRefused as refused:
+            self.message_user(request, refused.message, messages.ERROR)
+            return
+        self.message_user(
+            request,
+            gettext(
+                "Proposed as economy change #%(id)s: the settings change once another economy "
+                "administrator approves it."
+            )
+            % {"id": proposed.pk},
+            messages.WARNING,
+        )
+
+    def response_change(self, request: HttpRequest, obj: Any) -> HttpResponse:
+        # Back to the settings, with the proposal's message only: nothing was changed yet.
+        return HttpResponseRedirect(request.path)
+
+    def log_change(self, request: HttpRequest, obj: Any, message: Any) -> Any:
+        # Nothing changed yet: the proposal is the record (EconomyChange).
+        return None
+
+
+@admin.action(
+    description=_("Approve and apply the selected changes"),
+    permissions=["change"],
+)
+def economy_changes_approve(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: Any,  # type: ignore[type-arg]
+) -> None:
+    for change in queryset.order_by("pk"):
+        try:
+            economy_change_approve(change=change, approver=request.user)  # type: ignore[arg-type]
+        except EconomyChangeRefused as refused:
+            modeladmin.message_user(request, refused.message, messages.ERROR)
+        else:
+            modeladmin.message_user(
+                request,
+                gettext("Economy change #%(id)s applied.") % {"id": change.pk},
+                messages.SUCCESS,
+            )
+
+
+@admin.register(EconomyChange)
+class EconomyChangeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """The proposed economy changes: read-only; approved by another economy administrator
+    with the action (the only way a change applies)."""
+
+    list_display = (
+        "id",
+        "values",
+        "status",
+        "proposed_by",
+        "proposed_at",
+        "approved_by",
+        "applied_at",
+        "applied_version",
+    )
+    list_filter = ("status",)
+    actions = [economy_changes_approve]
+    readonly_fields = list_display
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(
+            super().has_change_permission(request, obj)
+            and request.user.has_perm(ECONOMY_MONEY_PERMISSION)
+        )
 
 
 @admin.register(SignupQuota)

@@ -69,3 +69,13 @@ class SignupRefused(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class EconomyChangeRefused(Exception):
+    """A proposal or an approval of an economy change was refused; nothing was written.
+    `code` says why (accounts.services.economy_change_propose, economy_change_approve)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message

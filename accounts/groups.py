@@ -10,6 +10,7 @@ from typing import Any
 
 SUPPORT = "support"
 RULES_ADMIN = "rules_admin"
+ECONOMY_ADMIN = "economy_admin"
 
 # group name -> permissions as "app_label.codename".
 GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
@@ -36,11 +37,23 @@ GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "games.view_roundplayer",
         "games.view_tableevent",
     ),
-    # Edits the rule configurations (games migration 0005 grants the same) and the economy
-    # settings (grants, sign-up limit, collusion thresholds).
-    RULES_ADMIN: (
+    # Proposes changes to the economy settings (what the mint pays, the protections) and
+    # approves another administrator's (accounts.services.economy_change_approve). Superusers
+    # hold the same power; nobody approves their own change.
+    ECONOMY_ADMIN: (
         "accounts.view_economysettings",
         "accounts.change_economysettings",
+        "accounts.change_economy_money",
+        "accounts.view_economychange",
+        "accounts.change_economychange",
+        "accounts.view_signupquota",
+        "accounts.view_collusionflag",
+    ),
+    # Edits the rule configurations (games migration 0005 grants the same); views the economy
+    # settings. Every economy setting is what the mint pays or a protection, so changing one is
+    # the economy administrators' (migration 0009 took `change_economysettings` away).
+    RULES_ADMIN: (
+        "accounts.view_economysettings",
         "games.view_ruleconfiguration",
         "games.add_ruleconfiguration",
         "games.change_ruleconfiguration",
@@ -51,8 +64,15 @@ GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Permissions a group once held and no longer may: `groups_sync` removes them.
+GROUP_REVOKED: dict[str, tuple[str, ...]] = {
+    RULES_ADMIN: ("accounts.change_economysettings",),
+}
+
+
 def groups_sync(*, group_model: Any, permission_model: Any, using: str = "default") -> None:
-    """Create the groups and add every listed permission that exists; never removes any.
+    """Create the groups and add every listed permission that exists; removes only those in
+    `GROUP_REVOKED`.
 
     Takes the models as arguments so that a migration can pass its historical models.
     """
@@ -70,3 +90,14 @@ def groups_sync(*, group_model: Any, permission_model: Any, using: str = "defaul
         group.permissions.add(
             *(p for p in existing if (p.content_type.app_label, p.codename) in wanted)
         )
+    for name, revoked in GROUP_REVOKED.items():
+        group = group_model.objects.using(using).filter(name=name).first()
+        if group is None:
+            continue
+        for permission in revoked:
+            app_label, codename = permission.split(".", 1)
+            group.permissions.remove(
+                *permission_model.objects.using(using).filter(
+                    content_type__app_label=app_label, codename=codename
+                )
+            )

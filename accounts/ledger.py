@@ -67,6 +67,7 @@ def ledger_post(
     reference: str = "",
     reason: str = "",
     created_by: User | None = None,
+    cause: str = "",
     reverses: Transaction | None = None,
     fresh_in_caller: bool = False,
 ) -> Transaction:
@@ -76,7 +77,8 @@ def ledger_post(
     whole number of coins, credits positive and debits negative, summing to zero. Posting an
     `idempotency_key` again with the same content returns the first transaction and moves
     nothing; with different content it raises IdempotencyConflict. A player wallet never goes
-    below zero (InsufficientFunds). `reverses` is set only by `ledger_reverse`.
+    below zero (InsufficientFunds). `reverses` is set only by `ledger_reverse`. `cause` names
+    what the platform paid it under when no person did (not part of the content hash).
 
     Atomic: it runs in its own transaction, or in a savepoint of the caller's. With
     ``fresh_in_caller`` the caller's transaction is the unit instead, and the caller guarantees
@@ -109,6 +111,7 @@ def ledger_post(
         reference=reference,
         reason=reason,
         created_by=created_by,
+        cause=cause,
         reverses=reverses,
     )
     if fresh_in_caller:
@@ -143,6 +146,7 @@ def _ledger_write(
     reason: str,
     created_by: User | None,
     reverses: Transaction | None,
+    cause: str = "",
 ) -> Transaction:
     # Check, under lock.
     accounts = list(Account.objects.select_for_update().filter(pk__in=amounts).order_by("pk"))
@@ -166,6 +170,7 @@ def _ledger_write(
         content_hash=content_hash,
         reverses=reverses,
         created_by=created_by,
+        cause=cause,
     )
     new_entries = []
     for account in accounts:

@@ -203,6 +203,17 @@ class Transaction(models.Model):
         blank=True,
         related_name="+",
     )
+    cause = models.CharField(
+        _("cause"),
+        max_length=100,
+        blank=True,
+        default="",
+        db_default="",
+        help_text=_(
+            'Under what the platform paid it when no person did: "economy_settings:v3" for a '
+            "grant paid under that version of the economy settings."
+        ),
+    )
     created_at = models.DateTimeField(
         _("created at"), db_default=Now(), editable=False, db_index=True
     )
@@ -310,10 +321,51 @@ DEFAULT_COLLUSION_MIN_FLOW = 20_000
 MAX_ECONOMY_AMOUNT = 10**15
 
 
-def _coins_range() -> list[Any]:
+# The hard upper bound of every economy value (docs/security.md, "Economy bounds"). Checked by
+# the model's validators and by the database, so not even a superuser can store more: a value
+# beyond these would let one settings change mint without limit or switch a protection off.
+ECONOMY_BOUNDS: dict[str, int] = {
+    "signup_grant": 1_000_000,
+    "daily_bonus": 100_000,
+    "relief_amount": 100_000,
+    "relief_below": 1_000_000,
+    "relief_per_day": 10,
+    "signups_per_address_per_day": 100,
+    "collusion_min_rounds": 1_000,
+    "collusion_days": 365,
+    "collusion_min_share_percent": 100,
+    "collusion_min_flow": 10_000_000,
+}
+
+# The fields that decide what the mint pays, and those that are a protection: changing either
+# needs `accounts.change_economy_money` and a second economy administrator's approval
+# (`accounts.services.economy_change_propose`). Together they are every setting.
+ECONOMY_MONEY_FIELDS = (
+    "signup_grant",
+    "daily_bonus",
+    "relief_amount",
+    "relief_below",
+    "relief_per_day",
+)
+ECONOMY_PROTECTION_FIELDS = (
+    "signups_per_address_per_day",
+    "collusion_min_rounds",
+    "collusion_days",
+    "collusion_min_share_percent",
+    "collusion_min_flow",
+)
+ECONOMY_GUARDED_FIELDS = ECONOMY_MONEY_FIELDS + ECONOMY_PROTECTION_FIELDS
+
+
+def _at_most(field: str) -> MaxValueValidator:
+    bound = ECONOMY_BOUNDS[field]
+    return MaxValueValidator(bound, _("At most %(limit_value)s."))
+
+
+def _coins_range(field: str) -> list[Any]:
     return [
         MinValueValidator(0, _("Enter 0 or more coins; a negative amount is not allowed.")),
-        MaxValueValidator(MAX_ECONOMY_AMOUNT, _("At most 1,000,000,000,000,000 coins.")),
+        _at_most(field),
     ]
 
 
@@ -331,36 +383,37 @@ class EconomySettings(models.Model):
         _("sign-up grant"),
         null=True,
         blank=True,
-        validators=_coins_range(),
+        validators=_coins_range("signup_grant"),
         help_text=_("Coins a new player receives. Empty: the SIGNUP_GRANT setting."),
     )
     daily_bonus = models.BigIntegerField(
         _("daily bonus"),
         default=DEFAULT_DAILY_BONUS,
-        validators=_coins_range(),
+        validators=_coins_range("daily_bonus"),
         help_text=_("Coins a player may claim once per day (UTC). 0 turns the bonus off."),
     )
     relief_amount = models.BigIntegerField(
         _("relief grant"),
         default=DEFAULT_RELIEF_AMOUNT,
-        validators=_coins_range(),
+        validators=_coins_range("relief_amount"),
         help_text=_("Coins a broke player may claim. 0 turns relief off."),
     )
     relief_below = models.BigIntegerField(
         _("relief below"),
         default=DEFAULT_RELIEF_BELOW,
-        validators=_coins_range(),
+        validators=_coins_range("relief_below"),
         help_text=_("Relief may be claimed only by a player holding fewer coins than this."),
     )
     relief_per_day = models.PositiveSmallIntegerField(
         _("reliefs per day"),
         default=DEFAULT_RELIEF_PER_DAY,
-        validators=[MaxValueValidator(100, _("At most 100 reliefs a day."))],
+        validators=[_at_most("relief_per_day")],
         help_text=_("How many times a player may claim relief per day (UTC)."),
     )
     signups_per_address_per_day = models.PositiveIntegerField(
         _("sign-ups per address per day"),
         default=DEFAULT_SIGNUPS_PER_ADDRESS_PER_DAY,
+        validators=[_at_most("signups_per_address_per_day")],
         help_text=_(
             "Accounts that may be created from one IP address (an IPv6 /64 network) per day "
             "(UTC). 0: no limit."
@@ -369,7 +422,10 @@ class EconomySettings(models.Model):
     collusion_min_rounds = models.PositiveIntegerField(
         _("collusion: shared rounds"),
         default=DEFAULT_COLLUSION_MIN_ROUNDS,
-        validators=[MinValueValidator(1, _("At least 1 shared round."))],
+        validators=[
+            MinValueValidator(1, _("At least 1 shared round.")),
+            _at_most("collusion_min_rounds"),
+        ],
         help_text=_("A pair is reported after at least this many settled rounds together."),
     )
     collusion_days = models.PositiveIntegerField(
@@ -377,7 +433,7 @@ class EconomySettings(models.Model):
         default=DEFAULT_COLLUSION_DAYS,
         validators=[
             MinValueValidator(1, _("At least 1 day.")),
-            MaxValueValidator(365, _("At most 365 days.")),
+            _at_most("collusion_days"),
         ],
         help_text=_("The rounds of this many past days are examined."),
     )
@@ -396,8 +452,17 @@ class EconomySettings(models.Model):
     collusion_min_flow = models.BigIntegerField(
         _("collusion: minimum flow"),
         default=DEFAULT_COLLUSION_MIN_FLOW,
-        validators=_coins_range(),
+        validators=_coins_range("collusion_min_flow"),
         help_text=_("And at least this many coins went, net, from one to the other."),
+    )
+    version = models.PositiveIntegerField(
+        _("version"),
+        default=1,
+        editable=False,
+        help_text=_(
+            "Raised by one with every approved change; the grants paid name the version they "
+            "were paid under."
+        ),
     )
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
@@ -429,6 +494,26 @@ class EconomySettings(models.Model):
                 & Q(collusion_min_share_percent__lte=100),
                 name="economy_collusion_thresholds_usable",
             ),
+            models.CheckConstraint(
+                condition=(
+                    Q(signup_grant__isnull=True)
+                    | Q(signup_grant__lte=ECONOMY_BOUNDS["signup_grant"])
+                )
+                & Q(
+                    **{
+                        f"{field}__lte": bound
+                        for field, bound in ECONOMY_BOUNDS.items()
+                        if field != "signup_grant"
+                    }
+                ),
+                name="economy_values_within_bounds",
+            ),
+        ]
+        permissions = [
+            (
+                "change_economy_money",
+                _("Can propose and approve changes to what the mint pays and to the protections"),
+            )
         ]
 
     def __str__(self) -> str:
@@ -456,6 +541,61 @@ class EconomySettings(models.Model):
         if self.signup_grant is None:
             return int(settings.SIGNUP_GRANT)
         return self.signup_grant
+
+
+class EconomyChangeStatus(models.TextChoices):
+    PENDING = "pending", _("Pending approval")
+    APPLIED = "applied", _("Approved and applied")
+
+
+class EconomyChange(models.Model):
+    """A proposed change to the economy settings: stored until another economy administrator
+    approves it (`accounts.services.economy_change_approve`), which applies it and raises the
+    settings' version. Until then the settings, and every grant paid, stay as they were.
+
+    `values` maps each changed field to its proposed value (JSON; `signup_grant` may be null).
+    """
+
+    values = models.JSONField(_("proposed values"))
+    status = models.CharField(
+        _("status"),
+        max_length=16,
+        choices=EconomyChangeStatus.choices,
+        default=EconomyChangeStatus.PENDING,
+    )
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("proposed by"),
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    proposed_at = models.DateTimeField(_("proposed at"), auto_now_add=True)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("approved by"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    applied_at = models.DateTimeField(_("applied at"), null=True, blank=True)
+    applied_version = models.PositiveIntegerField(
+        _("settings version applied"), null=True, blank=True
+    )
+
+    class Meta:
+        verbose_name = _("economy change")
+        verbose_name_plural = _("economy changes")
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(approved_by__isnull=True) | ~Q(approved_by=models.F("proposed_by")),
+                name="economy_change_approved_by_another",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return gettext("Economy change #%(id)s") % {"id": self.pk}
 
 
 class SignupQuota(models.Model):

@@ -12,10 +12,12 @@ from datetime import date, datetime
 from typing import Any
 
 from django.contrib.auth.forms import PasswordResetForm
+from django.core.exceptions import ValidationError
 from django.core.mail import EmailMultiAlternatives, send_mail
 from django.db import connection, transaction
 from django.http import HttpRequest
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -30,6 +32,7 @@ from accounts.economy import (
     utc_day,
 )
 from accounts.errors import (
+    EconomyChangeRefused,
     InvalidAmount,
     InvalidEntries,
     MissingReason,
@@ -38,9 +41,12 @@ from accounts.errors import (
 )
 from accounts.ledger import MAX_AMOUNT, account_system_get_or_create, is_whole, ledger_post
 from accounts.models import (
+    ECONOMY_GUARDED_FIELDS,
     SIGNUP_GRANT_REASON,
     Account,
     AccountKind,
+    EconomyChange,
+    EconomyChangeStatus,
     EconomySettings,
     SignupQuota,
     Transaction,
@@ -50,6 +56,9 @@ from accounts.models import (
 from accounts.names import has_invisible, name_key
 
 logger = logging.getLogger(__name__)
+
+# Held by superusers and the `economy_admin` group (accounts.groups), not by `rules_admin`.
+ECONOMY_MONEY_PERMISSION = "accounts.change_economy_money"
 
 
 # Accounts.
@@ -74,8 +83,10 @@ def wallet_grant(
     reference: str = "",
     reason: str = "",
     created_by: User | None = None,
+    cause: str = "",
 ) -> Transaction:
-    """Credit `amount` new coins from the mint to the user's wallet."""
+    """Credit `amount` new coins from the mint to the user's wallet; `cause` names what the
+    platform paid it under (`economy_cause`), `created_by` the person who did."""
     _check_positive(amount)
     mint = account_system_get_or_create(kind=AccountKind.MINT)
     wallet = wallet_get_or_create(user=user)
@@ -86,6 +97,7 @@ def wallet_grant(
         reference=reference,
         reason=reason,
         created_by=created_by,
+        cause=cause,
     )
 
 
@@ -262,6 +274,7 @@ def user_signup(
             idempotency_key=f"signup-grant:user:{user.pk}",
             reference=f"user:{user.pk}",
             reason=SIGNUP_GRANT_REASON,
+            cause=economy_cause(economy),
         )
     return user
 
@@ -345,6 +358,7 @@ def wallet_daily_bonus_claim(*, user: User, now: datetime | None = None) -> Tran
         kind=TransactionKind.DAILY_BONUS,
         amount=economy.daily_bonus,
         idempotency_key=daily_bonus_key(user=user, day=utc_day(now)),
+        cause=economy_cause(economy),
     )
     logger.info("accounts: daily bonus of %s coins to user %s", economy.daily_bonus, user.pk)
     return posted
@@ -371,12 +385,15 @@ def wallet_relief_claim(*, user: User, now: datetime | None = None) -> Transacti
         kind=TransactionKind.RELIEF,
         amount=economy.relief_amount,
         idempotency_key=f"{relief_key_prefix(user=user, day=day)}{number}",
+        cause=economy_cause(economy),
     )
     logger.info("accounts: relief of %s coins to user %s", economy.relief_amount, user.pk)
     return posted
 
 
-def _mint_to(*, user: User, kind: str, amount: int, idempotency_key: str) -> Transaction:
+def _mint_to(
+    *, user: User, kind: str, amount: int, idempotency_key: str, cause: str
+) -> Transaction:
     _check_positive(amount)
     mint = account_system_get_or_create(kind=AccountKind.MINT)
     wallet = wallet_get_or_create(user=user)
@@ -385,6 +402,7 @@ def _mint_to(*, user: User, kind: str, amount: int, idempotency_key: str) -> Tra
         entries={mint: -amount, wallet: amount},
         idempotency_key=idempotency_key,
         reference=f"user:{user.pk}",
+        cause=cause,
     )
 
 
@@ -395,6 +413,107 @@ def economy_settings_get_or_create() -> EconomySettings:
     """The stored economy settings, created with the defaults if there are none yet."""
     stored, _created = EconomySettings.objects.get_or_create(pk=EconomySettings.SINGLETON_ID)
     return stored
+
+
+def economy_cause(economy: EconomySettings) -> str:
+    """The cause a grant paid under these settings carries: their version."""
+    return f"economy_settings:v{economy.version}"
+
+
+def _may_change_economy(user: User) -> bool:
+    return bool(user.is_active and user.is_staff and user.has_perm(ECONOMY_MONEY_PERMISSION))
+
+
+@transaction.atomic
+def economy_change_propose(*, user: User, values: dict[str, Any]) -> EconomyChange:
+    """Store a proposed change of the economy settings; it changes nothing until another
+    economy administrator approves it (`economy_change_approve`).
+
+    `values` maps setting names to proposed values; only those that differ from the stored
+    settings are kept. Refused (EconomyChangeRefused, nothing written): a proposer without
+    `accounts.change_economy_money`, an unknown field, no difference, or a value the model
+    refuses (its bounds: `ECONOMY_BOUNDS`).
+    """
+    if not _may_change_economy(user):
+        raise EconomyChangeRefused(
+            "not_permitted",
+            _(
+                "Changing what the mint pays or a protection needs the economy administrator "
+                "permission; nothing was changed."
+            ),
+        )
+    unknown = sorted(set(values) - set(ECONOMY_GUARDED_FIELDS))
+    if unknown:
+        raise EconomyChangeRefused(
+            "unknown_field", _("Unknown economy settings: %(names)s.") % {"names": unknown}
+        )
+    stored = economy_settings_get_or_create()
+    changed = {name: value for name, value in values.items() if getattr(stored, name) != value}
+    if not changed:
+        raise EconomyChangeRefused("no_change", _("The proposal changes nothing."))
+    _economy_checked(stored, changed)
+    change = EconomyChange.objects.create(values=changed, proposed_by=user)
+    logger.info("accounts: economy change %s proposed by user %s", change.pk, user.pk)
+    return change
+
+
+@transaction.atomic
+def economy_change_approve(*, change: EconomyChange, approver: User) -> EconomySettings:
+    """Apply a pending change approved by an economy administrator other than its proposer:
+    the settings take its values (checked again against the model and its bounds) and their
+    version rises by one; the history records the approver. Refused (EconomyChangeRefused,
+    nothing written): no permission, the proposer themselves, a change no longer pending."""
+    if not _may_change_economy(approver):
+        raise EconomyChangeRefused(
+            "not_permitted",
+            _("Approving an economy change needs the economy administrator permission."),
+        )
+    locked = EconomyChange.objects.select_for_update().get(pk=change.pk)
+    if locked.status != EconomyChangeStatus.PENDING:
+        raise EconomyChangeRefused(
+            "not_pending", _("Economy change #%(id)s is not pending.") % {"id": locked.pk}
+        )
+    if locked.proposed_by_id == approver.pk:
+        raise EconomyChangeRefused(
+            "own_change",
+            _("A change must be approved by another economy administrator than its proposer."),
+        )
+    economy_settings_get_or_create()
+    stored = EconomySettings.objects.select_for_update().get(pk=EconomySettings.SINGLETON_ID)
+    _economy_checked(stored, locked.values)
+    for name, value in locked.values.items():
+        setattr(stored, name, value)
+    stored.version += 1
+    stored._history_user = approver  # type: ignore[attr-defined]
+    stored.save()
+    locked.status = EconomyChangeStatus.APPLIED
+    locked.approved_by = approver
+    locked.applied_at = timezone.now()
+    locked.applied_version = stored.version
+    locked.save(update_fields=["status", "approved_by", "applied_at", "applied_version"])
+    logger.info(
+        "accounts: economy change %s approved by user %s (version %s)",
+        locked.pk,
+        approver.pk,
+        stored.version,
+    )
+    change.refresh_from_db()
+    return stored
+
+
+def _economy_checked(stored: EconomySettings, values: dict[str, Any]) -> None:
+    """Raise EconomyChangeRefused unless the settings with `values` pass the model's checks."""
+    candidate = EconomySettings(
+        **{name: values.get(name, getattr(stored, name)) for name in ECONOMY_GUARDED_FIELDS},
+        pk=stored.pk,
+    )
+    try:
+        candidate.full_clean(exclude=["id"], validate_unique=False, validate_constraints=False)
+    except ValidationError as error:
+        messages = "; ".join(
+            f"{name}: {' '.join(str(m) for m in errs)}" for name, errs in error.message_dict.items()
+        )
+        raise EconomyChangeRefused("invalid", messages) from error
 
 
 # Settings.

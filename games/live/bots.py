@@ -223,6 +223,7 @@ def bot_fund(*, bot: User, room: Room) -> int:
         idempotency_key=f"bot-grant:user:{bot.pk}:room:{room.pk}:after-entry:{last or 0}",
         reference=f"room:{room.pk}",
         reason=BOT_FUNDING_REASON,
+        cause="bot_funding:entry_minimum",
     )
     return missing
 

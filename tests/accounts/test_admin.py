@@ -11,7 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from accounts.groups import RULES_ADMIN, SUPPORT
+from accounts.groups import ECONOMY_ADMIN, RULES_ADMIN, SUPPORT
 from accounts.models import Account, AccountKind, Entry, Transaction, TransactionKind, User
 from accounts.services import wallet_get_or_create, wallet_transfer
 from tests.accounts.conftest import MakePlayer
@@ -90,10 +90,12 @@ def test_the_groups_exist_with_their_permissions() -> None:
     assert all(p.split(".")[1].startswith("view_") for p in reads)
     rules_admin = _permissions_of(RULES_ADMIN)
     assert "games.change_ruleconfiguration" in rules_admin
+    # Every economy setting is what the mint pays or a protection: the rules admin only reads them.
     assert {p for p in rules_admin if p.startswith("accounts.")} == {
         "accounts.view_economysettings",
-        "accounts.change_economysettings",
     }
+    economy_admin = _permissions_of(ECONOMY_ADMIN)
+    assert {"accounts.change_economy_money", "accounts.change_economychange"} <= economy_admin
 
 
 def test_the_groups_are_restored_after_every_migrate() -> None:
@@ -103,6 +105,18 @@ def test_the_groups_are_restored_after_every_migrate() -> None:
 
     assert "accounts.export_ledger" in _permissions_of(SUPPORT)
     assert "games.change_ruleconfiguration" in _permissions_of(RULES_ADMIN)
+
+
+def test_migrate_takes_the_economy_settings_from_the_rules_admin() -> None:
+    """A database where `rules_admin` still changes the economy settings loses that power."""
+    group = Group.objects.get(name=RULES_ADMIN)
+    group.permissions.add(Permission.objects.get(codename="change_economysettings"))
+    assert "accounts.change_economysettings" in _permissions_of(RULES_ADMIN)
+
+    call_command("migrate", verbosity=0)
+
+    assert "accounts.change_economysettings" not in _permissions_of(RULES_ADMIN)
+    assert "accounts.change_economysettings" in _permissions_of(ECONOMY_ADMIN)
 
 
 # Adjustments.

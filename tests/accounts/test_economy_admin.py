@@ -1,4 +1,4 @@
-"""The admin of the economy: the settings (rules_admin and superusers edit, support views),
+"""The admin of the economy: the settings (economy administrators propose, support views),
 the sign-ups by address, and the collusion report that support reviews."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from accounts.groups import RULES_ADMIN, SUPPORT
 from accounts.models import CollusionFlag, CollusionStatus, EconomySettings, SignupQuota, User
 from accounts.services import user_signup, wallet_get_or_create
 from tests.accounts.conftest import MakePlayer
-from tests.accounts.helpers import balance_of
 
 pytestmark = pytest.mark.django_db
 
@@ -72,24 +71,6 @@ def test_the_list_opens_the_one_row_of_settings(admin_client: Client) -> None:
     delete = reverse("admin:accounts_economysettings_delete", args=[1])
     assert admin_client.post(delete, {"post": "yes"}).status_code == 403
     assert EconomySettings.objects.exists()
-
-
-def test_rules_admin_edits_the_settings_with_history(rules_admin: tuple[Client, User]) -> None:
-    client, user = rules_admin
-    client.get(reverse("admin:accounts_economysettings_changelist"))
-
-    response = client.post(SETTINGS_URL, _form(daily_bonus=3_000, signup_grant=50_000))
-
-    assert response.status_code == 302
-    economy = EconomySettings.objects.get()
-    assert (economy.daily_bonus, economy.signup_grant) == (3_000, 50_000)
-    latest = economy.history.latest()
-    assert latest.history_user == user and latest.daily_bonus == 3_000
-    history = client.get(reverse("admin:accounts_economysettings_history", args=[1]))
-    assert history.status_code == 200
-    # The sign-up grant follows at once.
-    newcomer = user_signup(username="newcomer", password="a-long-password-1")
-    assert balance_of(newcomer) == 50_000
 
 
 @pytest.mark.parametrize(

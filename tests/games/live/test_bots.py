@@ -177,6 +177,7 @@ def test_bots_take_the_seats_at_the_table_funded_from_the_mint(world: World) -> 
         assert wallet_balance(user=bot) == room.entry_minimum
     for posted in new_grants:
         assert posted.reason and posted.reference == f"room:{room.pk}"
+        assert posted.cause == "bot_funding:entry_minimum"
         assert sorted(posted.entries.values_list("amount", flat=True)) == [
             -room.entry_minimum,
             room.entry_minimum,
