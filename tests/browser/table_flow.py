@@ -454,3 +454,37 @@ def draft_saved(player: Player, room: Room, rows: dict[str, list[str]]) -> None:
         arg=[f"shisanshui.table.{room.pk}", rows],
         timeout=SERVER,
     )
+
+
+# Every WebSocket the page opens is kept in window.__sockets; while window.__dropped is set a
+# new one goes to a path the server refuses (the same origin, which the page's CSP allows), as
+# it would fail with no network.
+SOCKET_HOOK = """
+(() => {
+  const Native = window.WebSocket;
+  window.__sockets = [];
+  window.__dropped = false;
+  function Hooked(url, protocols) {
+    const to = window.__dropped ? url.replace("/ws/table/", "/ws/dropped/") : url;
+    const socket = new Native(to, protocols);
+    window.__sockets.push(socket);
+    return socket;
+  }
+  Hooked.prototype = Native.prototype;
+  for (const name of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) Hooked[name] = Native[name];
+  window.WebSocket = Hooked;
+})();
+"""
+
+
+def network_drop(page: Page) -> None:
+    """The network goes: the page's sockets close and, until :func:`network_return`, every
+    socket it opens fails (the page needs ``page.context.add_init_script(SOCKET_HOOK)``)."""
+    page.context.set_offline(True)
+    page.evaluate("() => { window.__dropped = true; window.__sockets.forEach((s) => s.close()); }")
+
+
+def network_return(page: Page) -> None:
+    """The network is back after :func:`network_drop`."""
+    page.evaluate("() => { window.__dropped = false; }")
+    page.context.set_offline(False)

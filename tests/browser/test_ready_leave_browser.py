@@ -25,7 +25,17 @@ from lobby.models import Room, Seat
 from lobby.services import room_create
 from tests.browser.conftest import DESKTOP, NewPage, module_platform
 from tests.browser.mock_table import MockTable
-from tests.browser.table_flow import PAGE, PLAY_PHASES, SERVER, Player, open_lobby, sign_up
+from tests.browser.table_flow import (
+    PAGE,
+    PLAY_PHASES,
+    SERVER,
+    SOCKET_HOOK,
+    Player,
+    network_drop,
+    network_return,
+    open_lobby,
+    sign_up,
+)
 from tests.games.table.helpers import arr
 from tests.games.table_helpers import default_rules, state_of
 from tests.live_server import LivePlatform, wait_until
@@ -38,25 +48,6 @@ READY_SECONDS = 5  # the Play now tables' clock here: short, so that waiting pas
 NO_SPECIALS = {"specials": {sid: {"enabled": False} for sid in SPECIAL_IDS}}
 A = arr("AS AH 3S", "KS KH KD 4C 4D", "9C TC JC QC KC")
 B = arr("AD AC 3H", "8S 8H 8D 2H 2S", "JS JH JD 5C 5D")
-
-# Every WebSocket the page opens is kept in window.__sockets; while window.__dropped is set a
-# new one goes to a path the server refuses, as it would fail with no network.
-SOCKET_HOOK = """
-(() => {
-  const Native = window.WebSocket;
-  window.__sockets = [];
-  window.__dropped = false;
-  function Hooked(url, protocols) {
-    const to = window.__dropped ? url.replace("/ws/table/", "/ws/dropped/") : url;
-    const socket = new Native(to, protocols);
-    window.__sockets.push(socket);
-    return socket;
-  }
-  Hooked.prototype = Native.prototype;
-  for (const name of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) Hooked[name] = Native[name];
-  window.WebSocket = Hooked;
-})();
-"""
 
 
 def play_now_rules() -> RuleConfiguration:
@@ -125,8 +116,7 @@ def test_back_after_being_sent_away_while_dropped_the_lobby_says_why(
 ) -> None:
     player, room = play_now(live_platform, new_page, "dropped-dora")
     page = player.page
-    page.context.set_offline(True)
-    page.evaluate("() => { window.__dropped = true; window.__sockets.forEach((s) => s.close()); }")
+    network_drop(page)
     expect(player.testid("connection-state")).to_have_attribute("data-state", "reconnecting")
     # Away, the player has a Ready clock; at its end the table sends it back to the room list.
     wait_until(
@@ -134,8 +124,7 @@ def test_back_after_being_sent_away_while_dropped_the_lobby_says_why(
         lambda: not Seat.objects.filter(user=player.user).exists(),
         seconds=READY_SECONDS + 30,
     )
-    page.evaluate("() => { window.__dropped = false; }")
-    page.context.set_offline(False)
+    network_return(page)
 
     page.wait_for_url(re.compile(r".*/lobby/.*"), timeout=SERVER)
     message = player.testid("left-message")

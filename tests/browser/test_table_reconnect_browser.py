@@ -27,10 +27,13 @@ from tests.browser.conftest import DESKTOP, PHONE, NewPage, Shot, module_platfor
 from tests.browser.table_flow import (
     PACING,
     PAGE,
+    SOCKET_HOOK,
     Player,
     answer_special,
     best_rows,
     draft_saved,
+    network_drop,
+    network_return,
     open_bot_room,
     open_lobby,
     page_deltas,
@@ -48,26 +51,6 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 RULES = "Reconnect (browser)"
 DROP_SECONDS = 10
 live_platform = module_platform({"BOT_DELAY_SCALE": "0.1"})
-
-# Every WebSocket the page opens is kept in window.__sockets; while window.__dropped is set a
-# new one goes to a path the server refuses (the same origin, which the page's CSP allows), as
-# it would fail with no network.
-SOCKET_HOOK = """
-(() => {
-  const Native = window.WebSocket;
-  window.__sockets = [];
-  window.__dropped = false;
-  function Hooked(url, protocols) {
-    const to = window.__dropped ? url.replace("/ws/table/", "/ws/dropped/") : url;
-    const socket = new Native(to, protocols);
-    window.__sockets.push(socket);
-    return socket;
-  }
-  Hooked.prototype = Native.prototype;
-  for (const name of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) Hooked[name] = Native[name];
-  window.WebSocket = Hooked;
-})();
-"""
 
 
 def my_seat(player: Player, room: Room) -> SeatState:
@@ -117,8 +100,7 @@ def drop_until_played(player: Player, room: Room) -> float:
     played for the player; then the network returns. Returns how long the page took to be
     live again (seconds)."""
     page = player.page
-    page.context.set_offline(True)
-    page.evaluate("() => { window.__dropped = true; window.__sockets.forEach((s) => s.close()); }")
+    network_drop(page)
     expect(player.testid("connection-state")).to_have_attribute("data-state", "reconnecting")
     dropped = time.monotonic()
     me = my_seat(player, room)
@@ -134,8 +116,7 @@ def drop_until_played(player: Player, room: Room) -> float:
     )
     time.sleep(max(0.0, DROP_SECONDS - (time.monotonic() - dropped)))
     back = time.monotonic()
-    page.evaluate("() => { window.__dropped = false; }")
-    page.context.set_offline(False)
+    network_return(page)
     expect(player.testid("connection-state")).to_have_attribute("data-state", "live", timeout=PAGE)
     return time.monotonic() - back
 
