@@ -22,6 +22,8 @@ from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from accounts.names import name_key
+
 
 class User(AbstractUser):
     """A player or an operator.
@@ -64,8 +66,6 @@ class User(AbstractUser):
         ]
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        from accounts.names import name_key
-
         self.name_key = name_key(self.get_username() or "")
         update_fields = kwargs.get("update_fields")
         if update_fields is not None and "username" in update_fields:
