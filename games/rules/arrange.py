@@ -205,6 +205,50 @@ def expected_water_of(
     among all the hand's splits (the same value ``arrange`` ranks suggestions by), so a
     player's own arrangement can be set beside the best one (RULES.md §6). Raises a
     :class:`RulesError` for a foul or for rows that are not 3, 5 and 5 cards."""
+    hand, split = _hand_split(arranged, config)
+    model = water_model(config, opponents)
+    one = np.array([split], dtype=np.int64)
+    values, _triple = model.split_values(hand, *hand.rows_of(one))
+    return round(float(values[0]), 4)  # as the suggestions give it
+
+
+@dataclass(frozen=True, slots=True)
+class SplitRank:
+    """Where one arrangement stands among every foul-free split of its 13 cards, by the
+    model's expected water: ``value`` its own, ``best`` the hand's best, ``shape_best`` the
+    best split with the same category triple (the same hand types front, middle, back)."""
+
+    value: float
+    best: float
+    shape_best: float
+    better_share: float  # share of the foul-free splits worth more than this one (0: the best)
+    splits: int  # how many foul-free splits the 13 cards have
+
+
+def rank_of(
+    arranged: Arranged, config: RuleConfig = DEFAULT_CONFIG, *, opponents: int = 3
+) -> SplitRank:
+    """How ``arranged`` ranks among all foul-free splits of its cards (one evaluation of every
+    split, as :func:`arrange` does). Raises a :class:`RulesError` for a foul or wrong rows."""
+    hand, split = _hand_split(arranged, config)
+    model = water_model(config, opponents)
+    splits = np.flatnonzero(hand.valid)
+    values, triple = model.split_values(hand, *hand.rows_of(splits))
+    at = int(np.searchsorted(splits, split))
+    value = float(values[at])
+    same = triple == triple[at]
+    return SplitRank(
+        value=round(value, 4),
+        best=round(float(values.max()), 4),
+        shape_best=round(float(values[same].max()), 4),
+        better_share=float(np.count_nonzero(values > value + 1e-9)) / len(values),
+        splits=len(values),
+    )
+
+
+def _hand_split(arranged: Arranged, config: RuleConfig) -> tuple[Hand, int]:
+    """The classified hand of an arrangement's 13 cards and the index of its split; raises
+    for rows that are not 3, 5 and 5 cards and for a foul."""
     front, middle, back = arranged.rows()
     if (len(front), len(middle), len(back)) != (3, 5, 5):
         raise WrongCountError("an arrangement has rows of 3, 5 and 5 cards")
@@ -222,10 +266,7 @@ def expected_water_of(
     assert int(SPLIT_F[split]) == f  # the front is what the middle and the back leave
     if not hand.valid[split]:
         raise FoulError("the arrangement is a foul (RULES.md §4)")
-    model = water_model(config, opponents)
-    one = np.array([split], dtype=np.int64)
-    values, _triple = model.split_values(hand, *hand.rows_of(one))
-    return round(float(values[0]), 4)  # as the suggestions give it
+    return hand, split
 
 
 @lru_cache(maxsize=2)

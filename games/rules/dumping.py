@@ -1,0 +1,250 @@
+"""Deliberate losses: how far one arrangement gives water away, and whether a pair's shared
+rounds show one player losing to the other on purpose (chip dumping).
+
+An honest player loses water by arranging badly; how badly depends on skill, and the weakest
+honest play is a random foul-free arrangement. A dumper's losses look different in one of two
+ways, both measured against every foul-free split of the same 13 cards (:func:`rank_of`, the
+model of :mod:`games.rules.expected_water` for the round's number of opponents):
+
+- **worst**: the arrangement is among the worst 1 % of the splits. A random player does that
+  one round in a hundred; an honest player who tries, almost never;
+- **careful loss**: it gives away at least :data:`CAREFUL_REGRET_PER_OPPONENT` water per
+  opponent against the best, yet it is the best split of its hand types (front, middle, back
+  category). Careful arranging of a losing shape is the mark of choosing the shape to lose:
+  a weak player who picks a poor shape also arranges it poorly, a good one picks a good shape;
+- **weak**: among the worst 10 % (not the above): what a random player does one round in ten.
+
+Each round a player takes part in gets one :class:`Sign` (:func:`play_quality`, which also
+says how much water each opponent gained from the choice: the pair's water with the played
+arrangement minus with the best, the other hands unchanged). For a pair (loser, winner) the
+signs of the loser's shared rounds are weighed by a sequential likelihood-ratio test
+(:func:`pair_verdict`, a CUSUM): each sign adds the log of how much likelier it is from a
+dumper than from the weakest honest player (:data:`SIGN_WEIGHT`); a round in which the winner
+gained nothing from the loser's choice adds no evidence against the pair; the pair is flagged
+when the sum reaches the threshold (:func:`threshold_for`, lower for a new account or a shared
+sign-up address). It needs no minimum number of rounds: a player who gives away the worst
+arrangement three times running to the same account is flagged after the third.
+
+Pure and deterministic. ``python -m benchmarks.collusion_detection`` measures recall per kind
+of dumper and the false flags among simulated honest players of every level.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from .arrange import arrange, rank_of
+from .config import RuleConfig
+from .errors import RulesError
+from .scoring import Arranged, RoundResult, Seat, score_round
+
+
+class Sign(StrEnum):
+    """What one arrangement says about its player's intent (module docstring)."""
+
+    WORST = "worst"
+    CAREFUL_LOSS = "careful_loss"
+    WEAK = "weak"
+    NONE = "none"
+
+
+WORST_SHARE = 0.99  # at least this share of the splits is worth more: among the worst 1 %
+WEAK_SHARE = 0.90
+CAREFUL_REGRET_PER_OPPONENT = 3.0  # expected water given away, per opponent
+SHAPE_TOLERANCE = 0.05  # within this much of the best split of its category triple
+
+# How often each sign comes, at most, from the weakest honest play (a random foul-free split;
+# honest players of every bot level show each sign less often: benchmarks.collusion_detection
+# prints the measured rates), and how often from a dumper. The weight of a sign is the log of
+# their ratio: positive signs are evidence of dumping, negative ones of honest play.
+HONEST_RATE = {Sign.WORST: 0.011, Sign.CAREFUL_LOSS: 0.06, Sign.WEAK: 0.10, Sign.NONE: 0.829}
+DUMPER_RATE = {Sign.WORST: 0.50, Sign.CAREFUL_LOSS: 0.40, Sign.WEAK: 0.05, Sign.NONE: 0.05}
+SIGN_WEIGHT = {s: math.log(DUMPER_RATE[s] / HONEST_RATE[s]) for s in Sign}
+
+THRESHOLD = 8.0  # the evidence at which a pair is flagged
+NEW_ACCOUNT_WEIGHT = 1.0  # the loser's account is new: less evidence needed
+SHARED_ADDRESS_WEIGHT = 1.5  # the two signed up from the same address
+
+
+@dataclass(frozen=True, slots=True)
+class PlayQuality:
+    """One player's arrangement in one round, against every split of the same cards.
+
+    ``given``: the water each opponent (by seat id) gained because the player did not play
+    the best arrangement (the pair's water with the best minus with the played, the other
+    hands unchanged; 0 when the best would have done no better against that opponent)."""
+
+    sign: Sign
+    better_share: float
+    regret: float  # expected water given away against the best (the model, all opponents)
+    shape_regret: float  # ... against the best split of the same hand types
+    given: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "sign": self.sign.value,
+            "better_share": round(self.better_share, 4),
+            "regret": round(self.regret, 2),
+            "shape_regret": round(self.shape_regret, 2),
+            "given": dict(self.given),
+        }
+
+
+NOT_ARRANGED = PlayQuality(Sign.NONE, 0.0, 0.0, 0.0)
+
+
+def sign_of(*, better_share: float, regret: float, shape_regret: float, opponents: int) -> Sign:
+    """The sign of an arrangement from where it ranks (module docstring)."""
+    if better_share >= WORST_SHARE:
+        return Sign.WORST
+    if regret >= CAREFUL_REGRET_PER_OPPONENT * opponents and shape_regret <= SHAPE_TOLERANCE:
+        return Sign.CAREFUL_LOSS
+    if better_share >= WEAK_SHARE:
+        return Sign.WEAK
+    return Sign.NONE
+
+
+def play_quality(seats: Sequence[Seat], player: str, config: RuleConfig) -> PlayQuality:
+    """The quality of ``player``'s arrangement in a round played by ``seats`` (as scored).
+
+    A declared special, or a seat that escaped, says nothing of intent (:data:`NOT_ARRANGED`).
+    With spare cards the 13 played cards are ranked (which 3 were set aside is not judged)."""
+    seats = tuple(seats)
+    index = next((i for i, s in enumerate(seats) if s.id == player), None)
+    if index is None:
+        raise RulesError(f"player {player} did not play this round")
+    seat = seats[index]
+    opponents = len(seats) - 1
+    if opponents < 1:
+        raise RulesError("a round has at least two players")
+    if not isinstance(seat.hand, Arranged) or seat.escaped:
+        return NOT_ARRANGED
+    rank = rank_of(seat.hand, config, opponents=opponents)
+    regret = max(0.0, rank.best - rank.value)
+    shape_regret = max(0.0, rank.shape_best - rank.value)
+    sign = sign_of(
+        better_share=rank.better_share,
+        regret=regret,
+        shape_regret=shape_regret,
+        opponents=opponents,
+    )
+    given: dict[str, int] = {}
+    if sign is not Sign.NONE:
+        free = [replace(s, balance=None, escaped=False) for s in seats]
+        played = _pair_water(score_round(free, config), index)
+        best = arrange(seat.hand.cards, config, limit=1, opponents=opponents).best
+        free[index] = replace(free[index], hand=best.arranged())
+        better = _pair_water(score_round(free, config), index)
+        given = {
+            seats[other].id: max(0, better[other] - played[other])
+            for other in range(len(seats))
+            if other != index
+        }
+    return PlayQuality(sign, rank.better_share, regret, shape_regret, given)
+
+
+def _pair_water(result: RoundResult, index: int) -> dict[int, int]:
+    """{other seat: the water seat ``index`` won from it} of a scored round."""
+    out: dict[int, int] = defaultdict(int)
+    for pair in result.pairs:
+        if pair.a == index:
+            out[pair.b] += pair.water
+        elif pair.b == index:
+            out[pair.a] -= pair.water
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class PairRound:
+    """One round the pair shared, from the loser's side: the loser's sign, the water the
+    winner gained from the loser's choice, and the coins that went, net, loser -> winner."""
+
+    round_id: int
+    sign: Sign
+    given: int
+    coins: int
+
+
+@dataclass(frozen=True, slots=True)
+class PairVerdict:
+    """The evidence against a pair: its highest sum (``score``), the threshold it was held to,
+    and the rounds of the run that reached that sum (the evidence a reviewer reads)."""
+
+    score: float
+    threshold: float
+    evidence: tuple[PairRound, ...]
+
+    @property
+    def flagged(self) -> bool:
+        return self.score >= self.threshold and self.coins > 0
+
+    @property
+    def coins(self) -> int:
+        return sum(r.coins for r in self.evidence)
+
+    @property
+    def water_given(self) -> int:
+        return sum(r.given for r in self.evidence)
+
+
+def round_weight(r: PairRound) -> float:
+    """A round's weight in the pair's evidence: its sign's, except that a sign of dumping is
+    no evidence against this pair when the winner gained nothing from the loser's choice."""
+    if r.sign in (Sign.WORST, Sign.CAREFUL_LOSS) and r.given <= 0:
+        return 0.0
+    return SIGN_WEIGHT[r.sign]
+
+
+def threshold_for(*, new_account: bool = False, shared_address: bool = False) -> float:
+    """The evidence needed to flag a pair: less when the loser's account is new or when the
+    two accounts signed up from the same address (the marks of throw-away accounts)."""
+    return (
+        THRESHOLD
+        - (NEW_ACCOUNT_WEIGHT if new_account else 0.0)
+        - (SHARED_ADDRESS_WEIGHT if shared_address else 0.0)
+    )
+
+
+def pair_verdict(rounds: Iterable[PairRound], *, threshold: float = THRESHOLD) -> PairVerdict:
+    """The CUSUM of the rounds' weights, in the order played: the sum restarts from zero
+    whenever it would go below zero; the verdict keeps the highest sum reached and the run of
+    rounds that led to it (the first run to reach the threshold, once one has)."""
+    best = 0.0
+    best_run: tuple[PairRound, ...] = ()
+    total = 0.0
+    run: list[PairRound] = []
+    for r in rounds:
+        total += round_weight(r)
+        if total <= 0:
+            total, run = 0.0, []
+            continue
+        run.append(r)
+        if total > best and best < threshold:
+            best, best_run = total, tuple(run)
+    return PairVerdict(round(best, 3), threshold, best_run)
+
+
+def rings(pairs: Iterable[tuple[int, int]]) -> list[frozenset[int]]:
+    """The accounts linked by flagged pairs (loser, winner), as connected groups, largest
+    first: a ring feeding one account through several others is one group."""
+    parent: dict[int, int] = {}
+
+    def root(a: int) -> int:
+        parent.setdefault(a, a)
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for a, b in pairs:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, set[int]] = defaultdict(set)
+    for a in parent:
+        groups[root(a)].add(a)
+    return sorted((frozenset(g) for g in groups.values()), key=lambda g: (-len(g), min(g)))
