@@ -17,13 +17,16 @@ model of :mod:`games.rules.expected_water` for the round's number of opponents):
 Each round a player takes part in gets one :class:`Sign` (:func:`play_quality`, which also
 says how much water each opponent gained from the choice: the pair's water with the played
 arrangement minus with the best, the other hands unchanged). For a pair (loser, winner) the
-signs of the loser's shared rounds are weighed by a sequential likelihood-ratio test
-(:func:`pair_verdict`, a CUSUM): each sign adds the log of how much likelier it is from a
-dumper than from the weakest honest player (:data:`SIGN_WEIGHT`); a round in which the winner
-gained nothing from the loser's choice adds no evidence against the pair; the pair is flagged
-when the sum reaches the threshold (:func:`threshold_for`, lower for a new account or a shared
-sign-up address). It needs no minimum number of rounds: a player who gives away the worst
-arrangement three times running to the same account is flagged after the third.
+signs of the loser's shared rounds are weighed by a likelihood-ratio test (:func:`pair_verdict`):
+the rounds are taken as a mixture of honest play, at the rates of the weakest honest play
+(:data:`HONEST_RATE`), and dumping (:data:`DUMPER_RATE`) in an unknown share, and the statistic
+is how much better the best-fitting share explains them than no dumping at all — so a player who
+dumps one round in five among honest ones is found too, later. A round in which the winner
+gained nothing from the loser's choice is left out; the pair is flagged when the statistic
+reaches the threshold (:func:`threshold_for`, lower for a new account or a shared sign-up
+address) and coins went, net, to the winner. There is no minimum number of rounds: a player who
+plays the worst arrangement three times running against the same account is flagged after the
+third.
 
 Pure and deterministic. ``python -m benchmarks.collusion_detection`` measures recall per kind
 of dumper and the false flags among simulated honest players of every level.
@@ -54,20 +57,18 @@ class Sign(StrEnum):
 
 WORST_SHARE = 0.99  # at least this share of the splits is worth more: among the worst 1 %
 WEAK_SHARE = 0.90
-CAREFUL_REGRET_PER_OPPONENT = 3.0  # expected water given away, per opponent
+CAREFUL_REGRET_PER_OPPONENT = 2.5  # expected water given away, per opponent
 SHAPE_TOLERANCE = 0.05  # within this much of the best split of its category triple
 
 # How often each sign comes, at most, from the weakest honest play (a random foul-free split;
-# honest players of every bot level show each sign less often: benchmarks.collusion_detection
-# prints the measured rates), and how often from a dumper. The weight of a sign is the log of
-# their ratio: positive signs are evidence of dumping, negative ones of honest play.
+# honest players of every bot level show the signs of dumping less often:
+# benchmarks.collusion_detection prints the measured rates), and how often from a dumper.
 HONEST_RATE = {Sign.WORST: 0.011, Sign.CAREFUL_LOSS: 0.06, Sign.WEAK: 0.10, Sign.NONE: 0.829}
 DUMPER_RATE = {Sign.WORST: 0.50, Sign.CAREFUL_LOSS: 0.40, Sign.WEAK: 0.05, Sign.NONE: 0.05}
-SIGN_WEIGHT = {s: math.log(DUMPER_RATE[s] / HONEST_RATE[s]) for s in Sign}
 
-THRESHOLD = 8.0  # the evidence at which a pair is flagged
-NEW_ACCOUNT_WEIGHT = 1.0  # the loser's account is new: less evidence needed
-SHARED_ADDRESS_WEIGHT = 1.5  # the two signed up from the same address
+THRESHOLD = 7.0  # the evidence at which a pair is flagged
+NEW_ACCOUNT_WEIGHT = 0.5  # the loser's account is new: less evidence needed
+SHARED_ADDRESS_WEIGHT = 1.0  # the two signed up from the same address
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,32 +172,85 @@ class PairRound:
 
 @dataclass(frozen=True, slots=True)
 class PairVerdict:
-    """The evidence against a pair: its highest sum (``score``), the threshold it was held to,
-    and the rounds of the run that reached that sum (the evidence a reviewer reads)."""
+    """The evidence against a pair: the test's statistic (``score``), the threshold it was held
+    to, the share of the loser's shared rounds that look dumped (``dumped_share``, the share
+    that fits the signs best), and the rounds that carry the evidence (a sign of dumping that
+    gave the winner water), in the order played."""
 
     score: float
     threshold: float
+    dumped_share: float
+    rounds: int
     evidence: tuple[PairRound, ...]
+    coins: int  # net coins loser -> winner over all the shared rounds weighed
 
     @property
     def flagged(self) -> bool:
         return self.score >= self.threshold and self.coins > 0
 
     @property
-    def coins(self) -> int:
-        return sum(r.coins for r in self.evidence)
-
-    @property
     def water_given(self) -> int:
         return sum(r.given for r in self.evidence)
 
 
-def round_weight(r: PairRound) -> float:
-    """A round's weight in the pair's evidence: its sign's, except that a sign of dumping is
-    no evidence against this pair when the winner gained nothing from the loser's choice."""
+def effective_sign(r: PairRound) -> Sign | None:
+    """The sign a round weighs with against this pair: a sign of dumping that gave the winner
+    nothing is no evidence against the pair (None: the round is left out)."""
     if r.sign in (Sign.WORST, Sign.CAREFUL_LOSS) and r.given <= 0:
-        return 0.0
-    return SIGN_WEIGHT[r.sign]
+        return None
+    return r.sign
+
+
+# The dumped shares the test tries (the statistic is its best fit among them).
+_SHARES = tuple(i / 50 for i in range(1, 51))
+_RATIO = {s: DUMPER_RATE[s] / HONEST_RATE[s] for s in Sign}
+
+
+def evidence_score(counts: dict[Sign, int]) -> tuple[float, float]:
+    """The generalised likelihood-ratio statistic of a pair's signs and the dumped share that
+    fits best: the rounds are a mixture of honest play (weakest honest rates) and dumping
+    (dumper rates) in an unknown share q; the statistic is the log-likelihood of the best q
+    against q = 0. Under honest play its expected value is at most 0 for every q."""
+    best, share = 0.0, 0.0
+    for q in _SHARES:
+        total = sum(n * math.log(1 - q + q * _RATIO[s]) for s, n in counts.items() if n)
+        if total > best:
+            best, share = total, q
+    return best, share
+
+
+def pair_verdict(rounds: Iterable[PairRound], *, threshold: float = THRESHOLD) -> PairVerdict:
+    """Weigh a pair's shared rounds (the loser's signs, :func:`evidence_score`)."""
+    counts: dict[Sign, int] = defaultdict(int)
+    evidence: list[PairRound] = []
+    weighed = coins = 0
+    for r in rounds:
+        sign = effective_sign(r)
+        if sign is None:
+            continue
+        counts[sign] += 1
+        weighed += 1
+        coins += r.coins
+        if sign in (Sign.WORST, Sign.CAREFUL_LOSS):
+            evidence.append(r)
+    score, share = evidence_score(counts)
+    return PairVerdict(round(score, 3), threshold, share, weighed, tuple(evidence), coins)
+
+
+def first_flag(rounds: Sequence[PairRound], *, threshold: float = THRESHOLD) -> int | None:
+    """The index of the round after which the pair is first flagged (None: never), as an
+    hourly scan that ran after every round would find it."""
+    counts: dict[Sign, int] = defaultdict(int)
+    coins = 0
+    for i, r in enumerate(rounds):
+        sign = effective_sign(r)
+        if sign is None:
+            continue
+        counts[sign] += 1
+        coins += r.coins
+        if coins > 0 and sign is not Sign.NONE and evidence_score(counts)[0] >= threshold:
+            return i
+    return None
 
 
 def threshold_for(*, new_account: bool = False, shared_address: bool = False) -> float:
@@ -207,25 +261,6 @@ def threshold_for(*, new_account: bool = False, shared_address: bool = False) ->
         - (NEW_ACCOUNT_WEIGHT if new_account else 0.0)
         - (SHARED_ADDRESS_WEIGHT if shared_address else 0.0)
     )
-
-
-def pair_verdict(rounds: Iterable[PairRound], *, threshold: float = THRESHOLD) -> PairVerdict:
-    """The CUSUM of the rounds' weights, in the order played: the sum restarts from zero
-    whenever it would go below zero; the verdict keeps the highest sum reached and the run of
-    rounds that led to it (the first run to reach the threshold, once one has)."""
-    best = 0.0
-    best_run: tuple[PairRound, ...] = ()
-    total = 0.0
-    run: list[PairRound] = []
-    for r in rounds:
-        total += round_weight(r)
-        if total <= 0:
-            total, run = 0.0, []
-            continue
-        run.append(r)
-        if total > best and best < threshold:
-            best, best_run = total, tuple(run)
-    return PairVerdict(round(best, 3), threshold, best_run)
 
 
 def rings(pairs: Iterable[tuple[int, int]]) -> list[frozenset[int]]:

@@ -11,15 +11,17 @@ from games.rules.arrange import Hand, arrange, rank_of
 from games.rules.cards import ALL_CARDS, Card
 from games.rules.config import DEFAULT_CONFIG
 from games.rules.dumping import (
-    SIGN_WEIGHT,
+    NOT_ARRANGED,
     THRESHOLD,
     PairRound,
     Sign,
+    first_flag,
     pair_verdict,
     play_quality,
     rings,
     threshold_for,
 )
+from games.rules.errors import RulesError
 from games.rules.expected_water import water_model
 from games.rules.scoring import Arranged, Seat
 
@@ -66,30 +68,40 @@ def test_the_best_arrangement_is_no_sign_and_gives_nothing(seed: int) -> None:
     assert rank_of(seats[0].hand, CONFIG, opponents=2).better_share == 0
 
 
-def test_a_run_of_worst_rounds_to_the_same_account_is_flagged_after_three() -> None:
+def test_the_worst_arrangement_twice_running_to_the_same_account_is_flagged() -> None:
     rounds = [PairRound(i, Sign.WORST, 6, 200) for i in range(10)]
-    assert 2 * SIGN_WEIGHT[Sign.WORST] < THRESHOLD <= 3 * SIGN_WEIGHT[Sign.WORST]
+    assert first_flag(rounds) == 1
+    assert not pair_verdict(rounds[:1]).flagged
     verdict = pair_verdict(rounds)
-    assert verdict.flagged
-    assert [r.round_id for r in verdict.evidence] == [0, 1, 2]
-    assert verdict.water_given == 18 and verdict.coins == 600
+    assert verdict.flagged and verdict.dumped_share == 1.0
+    assert verdict.water_given == 60 and verdict.coins == 2000 and len(verdict.evidence) == 10
 
 
-def test_honest_rounds_between_signs_restart_the_evidence() -> None:
-    # a random player's worst 1 % comes now and then, between honest-looking rounds
-    pattern = [Sign.WORST, Sign.WEAK, Sign.NONE, Sign.NONE, Sign.CAREFUL_LOSS, Sign.NONE] * 10
+def test_the_weakest_honest_play_is_no_evidence() -> None:
+    # A random player's signs at their honest rates, over a long week.
+    pattern = [Sign.WORST] + [Sign.CAREFUL_LOSS] * 4 + [Sign.WEAK] * 9 + [Sign.NONE] * 86
     verdict = pair_verdict(PairRound(i, s, 3, 100) for i, s in enumerate(pattern))
-    assert not verdict.flagged and verdict.score < THRESHOLD
+    assert verdict.score < 1 and not verdict.flagged
+
+
+def test_dumping_one_round_in_five_among_honest_ones_is_found() -> None:
+    pattern = ([Sign.NONE] * 4 + [Sign.WORST]) * 6
+    rounds = [PairRound(i, s, 3, 100) for i, s in enumerate(pattern)]
+    at = first_flag(rounds)
+    assert at is not None and sum(r.sign is Sign.WORST for r in rounds[: at + 1]) <= 6
+    assert 0.1 <= pair_verdict(rounds).dumped_share <= 0.3
 
 
 def test_a_sign_that_gave_the_winner_nothing_is_no_evidence_against_the_pair() -> None:
     verdict = pair_verdict(PairRound(i, Sign.WORST, 0, 100) for i in range(20))
-    assert verdict.score == 0 and not verdict.flagged
+    assert verdict.score == 0 and not verdict.flagged and verdict.rounds == 0
 
 
 def test_coins_must_have_flowed_to_the_winner() -> None:
-    verdict = pair_verdict(PairRound(i, Sign.WORST, 4, -50) for i in range(5))
+    rounds = [PairRound(i, Sign.WORST, 4, -50) for i in range(5)]
+    verdict = pair_verdict(rounds)
     assert verdict.score >= THRESHOLD and not verdict.flagged
+    assert first_flag(rounds) is None
 
 
 def test_new_accounts_and_shared_addresses_need_less_evidence() -> None:
@@ -102,3 +114,26 @@ def test_new_accounts_and_shared_addresses_need_less_evidence() -> None:
 
 def test_rings_join_pairs_that_share_an_account() -> None:
     assert rings([(1, 2), (3, 2), (4, 5), (2, 6)]) == [frozenset({1, 2, 3, 6}), frozenset({4, 5})]
+
+
+def test_the_best_split_of_losing_hand_types_is_a_careful_loss() -> None:
+    from benchmarks.collusion_detection import play
+
+    signs = []
+    for seed in range(12):
+        mine, theirs = deal(100 + seed, 2)
+        seats = [
+            Seat("1", play(mine, "subtle", 1, random.Random(seed), 1)),
+            Seat("2", arrange(theirs, CONFIG, limit=1, opponents=1).best.arranged()),
+        ]
+        signs.append(play_quality(seats, "1", CONFIG).sign)
+    assert signs.count(Sign.CAREFUL_LOSS) >= 9  # most: a few such splits lose little
+
+
+def test_a_declared_special_or_an_escape_says_nothing() -> None:
+    mine, theirs = deal(7, 2)
+    other = Seat("2", arrange(theirs, CONFIG, limit=1, opponents=1).best.arranged())
+    escaped = Seat("1", worst(mine, 1), escaped=True)
+    assert play_quality([escaped, other], "1", CONFIG) == NOT_ARRANGED
+    with pytest.raises(RulesError):
+        play_quality([escaped, other], "9", CONFIG)
