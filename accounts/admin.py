@@ -35,7 +35,12 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.admin_base import LedgerModelAdmin
 from accounts.errors import LedgerError
-from accounts.forms import TransactionReversalForm, WalletAdjustmentForm
+from accounts.forms import (
+    LookAlikeCheckedChangeForm,
+    LookAlikeCheckedCreationForm,
+    TransactionReversalForm,
+    WalletAdjustmentForm,
+)
 from accounts.models import (
     Account,
     AccountKind,
@@ -90,9 +95,12 @@ class PlayerUserAdmin(UserAdmin):
     sent, are reported (`accounts.signals.staff_account_action`): the games app marks the
     rounds the player is in. A changed e-mail address is told to the previous one. Adding a
     user still sets its first password: a new account has no hand, coins or history of
-    anybody's.
+    anybody's. A name added or renamed to is refused as at sign-up when it looks like another
+    account's name or holds an invisible character (`accounts.forms`).
     """
 
+    form = LookAlikeCheckedChangeForm
+    add_form = LookAlikeCheckedCreationForm
     actions = ["send_password_reset_link"]
 
     list_display = (*UserAdmin.list_display, "is_bot")

@@ -140,6 +140,20 @@ class EconomySettingsAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             messages.WARNING,
         )
 
+    def history_form_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        version_id: str,
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        # Old versions can be looked at, not restored (SIMPLE_HISTORY_REVERT_DISABLED only
+        # hides the button; simple-history would still save a posted form, for anyone who may
+        # view): going back to an old version is a proposal like any other, made on the form.
+        if request.method == "POST":
+            raise PermissionDenied
+        return super().history_form_view(request, object_id, version_id, extra_context)
+
     def response_change(self, request: HttpRequest, obj: Any) -> HttpResponse:
         # Back to the settings, with the proposal's message only: nothing was changed yet.
         return HttpResponseRedirect(request.path)

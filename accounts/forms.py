@@ -4,12 +4,13 @@ import uuid
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm, UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
+from accounts.errors import SignupRefused
 from accounts.ledger import MAX_AMOUNT
 from accounts.models import User
-from accounts.services import username_refusal
+from accounts.services import username_check, username_refusal
 
 
 class SignUpForm(UserCreationForm):
@@ -33,6 +34,39 @@ class SignUpForm(UserCreationForm):
         refusal = username_refusal(username=username)
         if refusal is not None:
             raise forms.ValidationError(refusal.message, code=refusal.code)
+        return username
+
+
+def _name_checked(username: str, *, user: User | None = None) -> str:
+    """`username`, unless it holds an invisible character or looks like another account's
+    name (`accounts.services.username_check`, the sign-up's rule and message). The name's key
+    stays locked until the admin's transaction ends, so two look-alike saves cannot both pass."""
+    try:
+        username_check(username=username, user=user, lock=True)
+    except SignupRefused as refusal:
+        raise forms.ValidationError(refusal.message, code=refusal.code) from None
+    return username
+
+
+class LookAlikeCheckedCreationForm(AdminUserCreationForm):
+    """The admin's "Add user" form, refusing the names sign-up refuses."""
+
+    def clean_username(self) -> str:
+        username: str | None = super().clean_username()
+        if not username:  # already refused: the same name in another case
+            return username or ""
+        return _name_checked(username)
+
+
+class LookAlikeCheckedChangeForm(UserChangeForm):  # type: ignore[type-arg]
+    """The admin's user form: a new name is refused as at sign-up, except that a look-alike
+    of the account's own name is fine. An unchanged name is not checked again (accounts made
+    before the rule keep their names)."""
+
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data.get("username") or ""
+        if username and "username" in self.changed_data:
+            return _name_checked(username, user=self.instance)
         return username
 
 

@@ -34,7 +34,8 @@ class User(AbstractUser):
     nickname is a pair: ``first_name`` in Chinese, ``last_name`` in English (games.live.bots).
     ``default_layout``: the player's table setting of how a new hand opens (RULES.md §6).
     ``name_key``: what the username looks like (``accounts.names.name_key``, the UTS #39
-    skeleton), written on every save; sign-up refuses a name whose key is taken.
+    skeleton), written on every save; sign-up and the admin refuse a name whose key another
+    account has (``accounts.services.username_refusal``).
     """
 
     is_bot = models.BooleanField(

@@ -5,8 +5,9 @@ section 4): decompose (NFD), drop the default-ignorable code points, replace eac
 its prototype from Unicode's confusables table, decompose again. ``аlice`` (Cyrillic а) and
 ``alice`` share the skeleton ``alice``; so do ``paypal`` and ``pаypа1``. A user name's key
 (:func:`name_key`) is the skeleton of its lower-cased skeleton (i read as l), so that
-``Alice``, ``ALICE`` and ``AIice`` (capital I for l) meet ``alice`` too. Sign-up refuses a
-name whose key an existing account already has (``accounts.services.user_signup``).
+``Alice``, ``ALICE`` and ``AIice`` (capital I for l) meet ``alice`` too. Sign-up, and the
+admin's add and rename, refuse a name whose key another account already has
+(``accounts.services.username_refusal``).
 
 No maintained library on PyPI computes the skeleton, so the table is vendored:
 ``accounts/data/confusables.txt`` (Unicode 13.0.0, unchanged, with Unicode's licence beside it in

@@ -279,12 +279,18 @@ def user_signup(
     return user
 
 
-def username_refusal(*, username: str) -> SignupRefused | None:
-    """Why a new account may not take this name, or None: an invisible character in it, or
-    an existing account (any: player, staff or bot) whose name looks the same."""
+def username_refusal(*, username: str, user: User | None = None) -> SignupRefused | None:
+    """Why an account may not take this name, or None: an invisible character in it, or
+    another account (any: player, staff or bot) whose name looks the same. `user` is the
+    account being renamed, if any: a look-alike of its own name is its own (``bob`` to
+    ``Bob``). Every path that sets a user name asks this: sign-up, the admin's add and rename
+    forms, the demo admin and the bots."""
     if has_invisible(username):
         return SignupRefused("name_invisible", _("A user name cannot hold invisible characters."))
-    if User.objects.filter(name_key=name_key(username)).exists():
+    others = User.objects.filter(name_key=name_key(username))
+    if user is not None and user.pk is not None:
+        others = others.exclude(pk=user.pk)
+    if others.exists():
         return SignupRefused(
             "name_taken",
             _("This name looks like the name of an existing player. Please choose another."),
@@ -292,14 +298,14 @@ def username_refusal(*, username: str) -> SignupRefused | None:
     return None
 
 
-def username_check(*, username: str, lock: bool = False) -> None:
+def username_check(*, username: str, user: User | None = None, lock: bool = False) -> None:
     """Raise `username_refusal`'s refusal, if any. With `lock` (inside a transaction, on
     PostgreSQL) first take a transaction lock on the name's key, so that a concurrent sign-up
-    of a look-alike name waits for this one and then sees it."""
+    or rename to a look-alike name waits for this one and then sees it."""
     if lock and connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [name_key(username)])
-    refusal = username_refusal(username=username)
+    refusal = username_refusal(username=username, user=user)
     if refusal is not None:
         raise refusal
 

@@ -27,7 +27,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import BOT_FUNDING_REASON, Entry, User
-from accounts.services import wallet_get_or_create, wallet_grant
+from accounts.services import username_refusal, wallet_get_or_create, wallet_grant
 from games.live import services as table_services
 from games.models import Table, TableEvent
 from games.rules.cards import Card, format_cards
@@ -161,11 +161,20 @@ def bots_idle(count: int) -> list[User]:
     )
 
 
+def _bot_username() -> str:
+    """A random `bot-<8 hex digits>` that looks like no existing name (a player may have
+    signed up as one; sign-up's rule, `username_refusal`)."""
+    while True:
+        username = f"bot-{secrets.token_hex(4)}"
+        if username_refusal(username=username) is None:
+            return username
+
+
 def bot_create() -> User:
     """A new bot with an empty wallet, an unusable password and a random nickname."""
     zh, en = random.choice(BOT_NICKNAMES)
     bot = User.objects.create_user(
-        username=f"bot-{secrets.token_hex(4)}",
+        username=_bot_username(),
         password=None,
         first_name=zh,
         last_name=en,

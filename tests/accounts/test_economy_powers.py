@@ -209,6 +209,25 @@ def test_a_rules_admin_cannot_approve_a_pending_change() -> None:
     assert economy_settings_get_or_create().signup_grant is None
 
 
+@pytest.mark.parametrize("group", [RULES_ADMIN, None])
+def test_an_old_version_of_the_settings_is_shown_and_never_saved(group: str | None) -> None:
+    """simple-history saves a form posted to an old version's page for anyone who may view
+    it (its revert setting only hides the button): the page is read-only for everyone."""
+    economy = economy_settings_get_or_create()
+    economy.save()
+    version_url = reverse(
+        "admin:accounts_economysettings_simple_history",
+        args=[economy.pk, economy.history.latest().history_id],
+    )
+    client = _client(_staff("viewer", group, is_superuser=group is None))
+    before = _stored()
+
+    assert client.get(version_url).status_code == 200
+    assert client.post(version_url, _form(daily_bonus=ATTACK)).status_code == 403
+    assert client.post(version_url, _form(daily_bonus=3_000)).status_code == 403
+    assert _stored() == before and not EconomyChange.objects.exists()
+
+
 def test_a_superuser_needs_a_second_approver_too() -> None:
     chief = _staff("chief", is_superuser=True)
     change = economy_change_propose(user=chief, values={"signups_per_address_per_day": 0})

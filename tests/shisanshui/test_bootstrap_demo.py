@@ -115,6 +115,17 @@ def test_a_player_named_admin_is_left_alone(var_dir: Path) -> None:
 
 
 @pytest.mark.django_db
+def test_no_demo_admin_beside_a_player_whose_name_looks_like_admin(var_dir: Path) -> None:
+    player = user_signup(username="\u0430dmin", password="players-own-secret-7")  # Cyrillic а
+
+    output = _bootstrap()
+
+    assert "A user named 'admin' exists that bootstrap_demo did not create" in output
+    assert "password:" not in output
+    assert list(User.objects.values_list("pk", flat=True)) == [player.pk]
+
+
+@pytest.mark.django_db
 def test_a_demo_admin_of_an_earlier_version_is_recognised_by_its_password(var_dir: Path) -> None:
     password = demo_password(var_dir)
     User.objects.create_superuser(username="admin", password=password)  # no mark yet

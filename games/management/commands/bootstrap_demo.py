@@ -7,7 +7,9 @@ VAR_DIR/demo-admin.txt, so every run prints (and resets the user to) the same on
 
 It only ever touches the demo user it created itself, which it marks by putting it in the
 group DEMO_MARKER_GROUP. A user named `admin` that it did not create (say a player who signed
-up under that name) is left exactly as it is, and the command says so. A demo admin made by an
+up under that name) is left exactly as it is, and the command says so; so is a look-alike of
+the name (``Admin``, ``аdmin`` with a Cyrillic а: `accounts.services.username_refusal`), and no
+demo admin is made beside it. A demo admin made by an
 earlier version (before the mark) is recognised by having the kept password, and marked.
 """
 
@@ -26,6 +28,7 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
+from accounts.services import username_refusal
 from games.models import RuleConfiguration
 
 USERNAME = "admin"
@@ -84,8 +87,9 @@ class Command(BaseCommand):
         bar = "=" * 64
         if user is None:
             account = [
-                f"  A user named '{USERNAME}' exists that bootstrap_demo did not create:",
-                "  it was left unchanged (not made an administrator, password not reset).",
+                f"  A user named '{USERNAME}' exists that bootstrap_demo did not create (or one",
+                "  whose name looks like it): it was left unchanged (not made an administrator,",
+                "  password not reset).",
                 "  To get the demo admin, remove that user, or run `manage.py createsuperuser`.",
             ]
         else:
@@ -110,12 +114,15 @@ class Command(BaseCommand):
 
 def demo_admin_ensure(*, password: str) -> tuple[Any, bool]:
     """(the demo admin with this password, whether it was created); (None, False) when a user
-    named `admin` exists that this command did not create (nothing is changed then)."""
+    named `admin`, or one whose name looks like it, exists that this command did not create
+    (nothing is changed then)."""
     marker, _ = Group.objects.get_or_create(name=DEMO_MARKER_GROUP)
     user_model = get_user_model()
     user = user_model.objects.select_for_update().filter(username=USERNAME).first()
     created = user is None
     if user is None:
+        if username_refusal(username=USERNAME) is not None:
+            return None, False
         user = user_model(username=USERNAME)
     elif not user.groups.filter(pk=marker.pk).exists() and not user.check_password(password):
         return None, False

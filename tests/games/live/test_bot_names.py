@@ -165,3 +165,15 @@ def test_no_two_bots_of_a_duplicate_match_share_a_name(
     assert all(name in bots.BOT_NICKNAMES for name in names)
     results = match_results(match)
     assert results["name"] == "Duplicate"
+
+
+def test_a_new_bot_never_takes_a_name_that_looks_like_a_players(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A player signed up as the first name the bot would draw (and a look-alike of the second).
+    User.objects.create_user(username="bot-0a1b2c3d")
+    User.objects.create_user(username="BOT-0A1B2C3E")
+    drawn = iter(["0a1b2c3d", "0a1b2c3e", "0a1b2c3f"])
+    monkeypatch.setattr(bots.secrets, "token_hex", lambda _n: next(drawn))
+
+    assert bots.bot_create().username == "bot-0a1b2c3f"
