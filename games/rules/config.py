@@ -62,6 +62,10 @@ ROW_BONUS_DEFAULTS: dict[str, int] = {
 }
 
 MAX_WATER = 10_000
+# What a row's winner wins (RULES.md §7.1): at least 1 (0 would make rows worthless and every
+# comparison a tie); at most 100, far above any table the sources play, so that a typo cannot
+# turn one row into a fortune.
+MAX_ROW_WATER = 100
 MAX_BASE_SCORE = 1_000_000_000
 CHOICES = {
     "a2345": ("lowest", "second"),
@@ -77,6 +81,7 @@ DECK_CHOICES: dict[str, tuple[int, ...]] = {
 }
 # name -> (minimum, maximum) for the plain integer fields.
 INT_RANGES: dict[str, tuple[int, int]] = {
+    "row_water": (1, MAX_ROW_WATER),
     "gun_water": (0, MAX_WATER),
     "home_run_water": (0, MAX_WATER),
     "base_score": (1, MAX_BASE_SCORE),
@@ -112,6 +117,8 @@ class RuleConfig:
     a2345: str = "lowest"
     specials: tuple[SpecialRule, ...] = field(default_factory=_default_specials)
     row_bonus: tuple[tuple[str, int], ...] = field(default_factory=_default_bonus)
+    # The water a row's winner wins before its bonus (RULES.md §7.1, 比牌水数).
+    row_water: int = 1
     run_over_counts_as_gun: bool = True
     gun_mode: str = "fixed"
     gun_water: int = 3
@@ -160,6 +167,11 @@ class RuleConfig:
     def bonus(self, row: str, category: Category) -> int:
         """Extra water for the winner of ``row`` holding ``category`` (RULES.md §7.1)."""
         return dict(self.row_bonus).get(f"{row}.{category.id}", 0)
+
+    def row_total(self, row: str, category: Category) -> int:
+        """What the winner of ``row`` holding ``category`` wins in all: the row water plus
+        its bonus (RULES.md §7.1), guns not included."""
+        return self.row_water + self.bonus(row, category)
 
     # -- the deck (RULES.md §12) -----------------------------------------------------------
     @property

@@ -116,9 +116,15 @@ class ClassifiedHand(Protocol):
 
 
 def _row_features(
-    dist: KeyDistribution, keys: IntArray, bonus: FloatArray, divisor: int, run_over: bool
+    dist: KeyDistribution,
+    keys: IntArray,
+    bonus: FloatArray,
+    divisor: int,
+    run_over: bool,
+    row_water: int = 1,
 ) -> FloatArray:
-    """Columns (row EV, P(no loss), P(no win), P(tie)) of each key against ``dist``.
+    """Columns (row EV, P(no loss), P(no win), P(tie)) of each key against ``dist``, a row
+    won or lost paying ``row_water`` before the winner's bonus (RULES.md §7.1).
 
     Without run-over the middle columns are P(win) and P(lose): only a clean sweep guns.
     """
@@ -127,7 +133,7 @@ def _row_features(
     weights = dist.counts * bonus[dist.keys // divisor]
     suffix = np.concatenate((np.cumsum(weights[::-1])[::-1], [0.0])) / dist.total
     opp_bonus = suffix[np.searchsorted(dist.keys, keys, side="right")]
-    ev = p_win * (1.0 + bonus[keys // divisor]) - p_lose - opp_bonus
+    ev = p_win * (row_water + bonus[keys // divisor]) - p_lose * row_water - opp_bonus
     if run_over:
         return np.stack((ev, p_win + p_tie, p_lose + p_tie, p_tie), axis=1)
     return np.stack((ev, p_win, p_lose, p_tie), axis=1)
@@ -141,8 +147,8 @@ class WaterModel:
 
     * ``p_win``, ``p_tie``, ``p_lose``: the fractions of opponents' rows below, equal to,
       above ``k``;
-    * row water ``p_win · (1 + bonus(k)) − p_lose − E[opponent's bonus when it beats k]``, the
-      bonuses taken from the configuration in force (RULES.md §7.1);
+    * row water ``p_win · (w + bonus(k)) − p_lose · w − E[opponent's bonus when it beats k]``,
+      ``w`` the row water and the bonuses taken from the configuration in force (RULES.md §7.1);
     * guns, treating the three rows as independent: ``P(gun) = Π(p_win + p_tie) − Π p_tie``
       with run-over (``Π p_win`` without), the same with ``p_lose`` for being gunned, paid as
       the configuration says (``fixed``: ± gun water; ``double``: the row water again);
@@ -216,8 +222,10 @@ class WaterModel:
                 extra = cfg.home_run_water - cfg.gun_water
                 value += n * extra * (_ipow(g_for, n) - g_against * g0 ** (n - 1))
         else:
-            won = 3.0 + won_bonus()
-            lost = 3.0 + (self.bonus3.mean() + self.bonus_middle.mean() + self.bonus_back.mean())
+            won = 3.0 * cfg.row_water + won_bonus()
+            lost = 3.0 * cfg.row_water + (
+                self.bonus3.mean() + self.bonus_middle.mean() + self.bonus_back.mean()
+            )
             value = n * (rows + g_for * won - g_against * lost)
             if hr:
                 value += n * 2.0 * (_ipow(g_for, n) * won - g_against * g0 ** (n - 1) * lost)
@@ -250,7 +258,7 @@ def water_model(config: RuleConfig, opponents: int, tables: Tables | None = None
     def table(
         row: str, keys: IntArray, bonus: FloatArray, div: int, weight: IntArray
     ) -> FloatArray:
-        features = _row_features(t.rows[(mode, row)], keys, bonus, div, run_over)
+        features = _row_features(t.rows[(mode, row)], keys, bonus, div, run_over, config.row_water)
         return np.column_stack((features, weight)).astype(np.float32)
 
     return WaterModel(

@@ -211,10 +211,11 @@ def row_bonus(row: str, result: int, a: RowHand, b: RowHand, config: RuleConfig)
 
 
 def row_water(row: str, a: RowHand, b: RowHand, config: RuleConfig) -> int:
-    """What ``a`` wins from ``b`` in ``row`` (RULES.md §7.1): 1 plus the winner's row bonus,
-    negative when ``b`` wins the row, 0 on a tie; guns not included. Antisymmetric."""
+    """What ``a`` wins from ``b`` in ``row`` (RULES.md §7.1): the configured row water plus
+    the winner's row bonus, negative when ``b`` wins the row, 0 on a tie; guns not included.
+    Antisymmetric."""
     result = a.compare(b)
-    return result + row_bonus(row, result, a, b, config)
+    return result * config.row_water + row_bonus(row, result, a, b, config)
 
 
 def _is_gun(res: Sequence[int], run_over: bool) -> bool:
@@ -241,7 +242,7 @@ def _score_pair(
     ri, rj = rows[i], rows[j]
     assert ri is not None and rj is not None
     res = results[(i, j)]
-    row_water = sum(res)
+    row_water = sum(res) * config.row_water
     bonus = sum(row_bonus(row, res[k], ri[k], rj[k], config) for k, row in enumerate(ROWS))
     shooter = guns.get((i, j))
     gun = None if shooter is None else ("home_run" if shooter == home_run else "gun")

@@ -125,7 +125,9 @@ def arrange16(
     hr = n + 1 >= cfg.home_run_min_players and n >= 2
 
     g0 = model.gun_rate
-    lost = 3.0 + (model.bonus3.mean() + model.bonus_middle.mean() + model.bonus_back.mean())
+    lost = 3.0 * cfg.row_water + (
+        model.bonus3.mean() + model.bonus_middle.mean() + model.bonus_back.mean()
+    )
 
     def bound(ev: np.ndarray, nl: np.ndarray, against: np.ndarray | float = 0.0) -> np.ndarray:
         """Upper bound of a split's value from the sum of row EVs (at least the real one), the
@@ -141,7 +143,7 @@ def arrange16(
                     else -n * extra * g0 ** (n - 1)
                 )
             return np.asarray(out)
-        won = 3.0 + bonus_f.max() + bonus_m.max() + bonus_b.max()
+        won = 3.0 * cfg.row_water + bonus_f.max() + bonus_m.max() + bonus_b.max()
         out = n * (ev + nl * won - against * lost)
         if hr:
             out = out + n * 2.0 * (nl**n * won - against * g0 ** (n - 1) * lost)

@@ -118,3 +118,64 @@ def test_6_every_policy_returns_a_foul_free_split_of_the_13_cards(name):
         assert sorted(order) == sorted(x.index for x in hand)
         cards = [DECK[i] for i in order]
         assert is_foul_free(Arranged(tuple(cards[:3]), tuple(cards[3:8]), tuple(cards[8:])))
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        DEFAULT_CONFIG,
+        RuleConfig(row_water=3),
+        RuleConfig.from_dict({"row_water": 2, "row_bonus": {"front.trips": 5, "back.quads": 0}}),
+    ],
+    ids=["default", "row_water_3", "row_water_2_other_bonuses"],
+)
+def test_7_1_the_models_row_water_is_the_scorers_over_the_reference_rows(config):
+    """The model's expected row water of a row (its first feature column) is the average of
+    what the scorer's :func:`row_water` gives that row against every row of the reference
+    distribution: the vectorized tables price ``row_water`` and the bonuses as §7.1 does."""
+    from games.rules.expected_water import row_classes
+    from games.rules.hands import Category, RowHand
+    from games.rules.scoring import row_water
+    from games.rules.tables import load
+    from games.rules.vectorized import B3, B5
+
+    t = load()
+    model = water_model(config, 3)
+    cls = row_classes(config.a2345)
+    for row, size, universe, table, div in (
+        ("front", 3, cls.cross, model.front, B3),
+        ("middle", 5, cls.keys5, model.middle, B5),
+        ("back", 5, cls.keys5, model.back, B5),
+    ):
+
+        def hand(key: int, size: int = size, div: int = div) -> RowHand:
+            return RowHand(size, Category(key // div), (), key, key)
+
+        dist = t.rows[(config.a2345, row)]
+        opponents = [(hand(int(k)), int(n)) for k, n in zip(dist.keys, dist.counts, strict=True)]
+        # Classes spread over the whole range, and every row the reference plays often.
+        picks = set(np.linspace(0, len(universe) - 1, 12).astype(int).tolist())
+        picks |= set(np.searchsorted(universe, dist.keys[np.argsort(dist.counts)[-4:]]).tolist())
+        for cls_index in sorted(picks):
+            mine = hand(int(universe[cls_index]))
+            exact = sum(n * row_water(row, mine, opp, config) for opp, n in opponents) / dist.total
+            assert table[cls_index, 0] == pytest.approx(exact, rel=1e-4, abs=1e-4), (row, cls_index)
+
+
+def test_7_2_the_models_double_gun_doubles_row_water_k():
+    """In ``double`` mode a sure gun is worth the three rows' water again (3 × row water plus
+    the bonuses), and a sure gunned split loses it: the model's gun terms scale with
+    ``row_water`` as the scorer's do (§7.2)."""
+    n = 3  # opponents; no home run below 5 players
+    sure_win = np.array([[0.0, 1.0, 0.0, 0.0, 0.0]], dtype=np.float32)
+    sure_loss = np.array([[0.0, 0.0, 1.0, 0.0, 0.0]], dtype=np.float32)
+    no_bonus = np.zeros(1)
+    values = {}
+    for k in (1, 3):
+        model = water_model(RuleConfig(row_water=k, gun_mode="double", home_run_min_players=5), n)
+        win, _ = model.values_of(sure_win, sure_win, sure_win, lambda: no_bonus)
+        loss, _ = model.values_of(sure_loss, sure_loss, sure_loss, lambda: no_bonus)
+        values[k] = (float(win[0]), float(loss[0]))
+    assert values[1][0] == pytest.approx(n * 3)
+    assert values[3][0] == pytest.approx(n * 9)
+    assert values[3][1] - values[1][1] == pytest.approx(-n * 6)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import subprocess
 import sys
 from collections.abc import Callable
@@ -22,7 +23,11 @@ import pytest
 from games.rules.__main__ import main
 from games.rules.arrange import best_arrangement
 from games.rules.cards import DECK, format_cards, parse_cards
+from games.rules.config import RuleConfig
 from games.rules.hands import ROWS, evaluate, foul_rows
+from games.rules.scoring import Arranged, Seat, score_round
+
+from .reference import expected_pair_water
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -470,6 +475,10 @@ BAD_CONFIGS: dict[str, object] = {
     "home_run_min_players_6": {"home_run_min_players": 6},
     "unknown_config_field": {"colour": "red"},
     "config_not_an_object": ["gun_mode", "fixed"],
+    "row_water_zero": {"row_water": 0},
+    "row_water_too_large": {"row_water": 101},
+    "row_water_a_string": {"row_water": "2"},
+    "row_water_not_an_integer": {"row_water": 1.5},
 }
 
 
@@ -487,8 +496,9 @@ def test_error_code_bad_config(cli: Run, command: str, config: object) -> None:
         {"escape_penalty_multiplier": None},
         {"special_order": list(reversed(ALL_SPECIALS))},
         {"row_bonus": {"front.trips": 0}, "gun_mode": "double", "a2345": "second"},
+        {"row_water": 3},
     ],
-    ids=["empty", "null", "null_multiplier", "reversed_order", "several_fields"],
+    ids=["empty", "null", "null_multiplier", "reversed_order", "several_fields", "row_water"],
 )
 @pytest.mark.parametrize("command", sorted(GOOD))
 def test_valid_configs_are_accepted(cli: Run, command: str, config: object) -> None:
@@ -969,6 +979,84 @@ def test_7_2_no_home_run_below_home_run_min_players(cli: Run) -> None:
     assert answer["home_run"] is None
     assert {p["gun"] for p in answer["pairs"] if p["a"] == "A"} == {"gun"}
     assert by_id(answer["players"])["A"]["water"] == 22
+
+
+@pytest.mark.parametrize(
+    ("config", "water"),
+    [
+        ({"row_water": 2}, 3 * 2 + 5 + 3),  # rows 2 each, bonuses 5, gun 3
+        ({"row_water": 3}, 3 * 3 + 5 + 3),
+        ({"row_water": 2, "gun_mode": "double"}, (3 * 2 + 5) * 2),
+        ({"row_water": 3, "gun_water": 0}, 3 * 3 + 5),
+    ],
+)
+def test_7_1_row_water_in_example_1(cli: Run, config: Json, water: int) -> None:
+    answer = cli("score", {"players": [EX1_A, EX1_B], "config": config}).answer
+
+    assert {p["id"]: p["water"] for p in answer["players"]} == {"A": water, "B": -water}
+    [pair] = answer["pairs"]
+    assert (pair["rows"], pair["gun"], pair["water"]) == ([1, 1, 1], "gun", water)
+    check_money(answer)
+
+
+def test_7_1_row_water_in_a_home_run_in_double_mode(cli: Run) -> None:
+    c = rows("2H 3C 4S", "5H 6S 7H 9S JC", "2D 4D 5D TD JD", id="C")
+    config = {"row_water": 2, "gun_mode": "double"}
+
+    answer = cli("score", {"players": [EX1_A, EX1_B, c], "config": config}).answer
+
+    pairs = {(p["a"], p["b"]): (p["gun"], p["water"]) for p in answer["pairs"]}
+    assert pairs[("A", "B")] == pairs[("A", "C")] == ("home_run", (6 + 5) * 4)
+    assert pairs[("B", "C")] == (None, 2)
+    check_money(answer)
+
+
+@pytest.mark.parametrize("row_water", [2, 3])
+@pytest.mark.parametrize("gun_mode", ["fixed", "double"])
+def test_7_1_row_water_matches_the_reference_computation(
+    cli: Run, row_water: int, gun_mode: str
+) -> None:
+    """Random deals of 2 to 4 players, arranged by the engine, scored by the command line
+    with row water 2 and 3: every pair's water and every player's total is the reference
+    reading of §7 (tests/games/rules/reference.py)."""
+    config_json = {"row_water": row_water, "gun_mode": gun_mode, "home_run_min_players": 2}
+    config = RuleConfig.from_dict(config_json)
+    rng = random.Random(row_water * 10 + len(gun_mode))
+    guns = 0
+    for deal in range(12):
+        deck = rng.sample(DECK, 52)
+        players = []
+        for i in range(2 + deal % 3):
+            arranged = best_arrangement(deck[13 * i : 13 * i + 13], config)
+            players.append({"id": f"P{i}", **{r: format_cards(getattr(arranged, r)) for r in ROWS}})
+
+        answer = cli("score", {"players": players, "config": config_json}).answer
+
+        seats = [Seat(p["id"], Arranged(*(parse_cards(p[r]) for r in ROWS))) for p in players]
+        result = score_round(seats, config)
+        ids = [p["id"] for p in players]
+        for pair in answer["pairs"]:
+            i, j = ids.index(pair["a"]), ids.index(pair["b"])
+            assert (tuple(pair["rows"]), pair["water"]) == expected_pair_water(result, i, j, config)
+            guns += pair["gun"] is not None
+        totals = {p["id"]: p["water"] for p in answer["players"]}
+        assert sum(totals.values()) == 0
+        check_money(answer)
+    assert guns > 0  # the deals exercise the gun terms too
+
+
+def test_process_applies_row_water() -> None:
+    request = {"players": [EX1_A, EX1_B], "config": {"row_water": 2}}
+
+    assert [
+        p["water"] for p in run_process(["score"], json.dumps(request).encode()).answer["players"]
+    ] == [14, -14]
+    bad = {**request, "config": {"row_water": 0}}
+    error = run_process(["score"], json.dumps(bad).encode()).error
+    assert error == {
+        "code": "bad_config",
+        "message": "row_water must be between 1 and 100, got 0",
+    }
 
 
 def test_7_4_cannot_cover_s0_example_through_score(cli: Run) -> None:

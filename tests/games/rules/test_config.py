@@ -74,6 +74,31 @@ def test_7_1_row_bonus_lookup():
     assert DEFAULT_CONFIG.bonus("back", Category.FULL_HOUSE) == 0
 
 
+def test_7_1_row_water_defaults_to_1_and_round_trips():
+    assert DEFAULT_CONFIG.row_water == 1
+    assert DEFAULT_CONFIG.to_dict()["row_water"] == 1
+    cfg = RuleConfig.from_dict({"row_water": 3, "gun_mode": "double"})
+    assert cfg.row_water == 3
+    assert RuleConfig.from_json(cfg.to_json()) == cfg
+    assert json.loads(cfg.to_json())["row_water"] == 3
+    assert RuleConfig.from_dict({"row_water": 100}).row_water == 100
+
+
+def test_7_1_json_stored_before_row_water_existed_reads_as_1():
+    old = DEFAULT_CONFIG.to_dict()
+    del old["row_water"]
+    old["gun_water"] = 5
+    cfg = RuleConfig.from_dict(old)
+    assert (cfg.row_water, cfg.gun_water) == (1, 5)
+    assert RuleConfig.from_dict(old, base=RuleConfig(row_water=2)).row_water == 2
+
+
+def test_7_1_row_total_is_row_water_plus_the_bonus():
+    cfg = RuleConfig(row_water=2)
+    assert cfg.row_total("front", Category.TRIPS) == 2 + 2
+    assert cfg.row_total("back", Category.FULL_HOUSE) == 2
+
+
 def test_json_round_trip_of_defaults_and_of_a_changed_config():
     assert RuleConfig.from_json(DEFAULT_CONFIG.to_json()) == DEFAULT_CONFIG
     cfg = RuleConfig.from_dict(
@@ -146,6 +171,13 @@ def test_special_order_may_leave_out_disabled_specials_only():
         ({"arrange_seconds": 0}, "arrange_seconds must be between 1"),
         ({"escape_penalty_multiplier": -1}, "escape_penalty_multiplier must be between 0"),
         ({"colour": "red"}, "unknown config field 'colour'"),
+        ({"row_water": 0}, "row_water must be between 1 and 100, got 0"),
+        ({"row_water": -1}, "row_water must be between 1 and 100"),
+        ({"row_water": 101}, "row_water must be between 1 and 100, got 101"),
+        ({"row_water": 1.5}, "row_water must be a whole number"),
+        ({"row_water": "2"}, "row_water must be a whole number"),
+        ({"row_water": True}, "row_water must be a whole number"),
+        ({"row_water": None}, "row_water must be a whole number"),
     ],
 )
 def test_bad_configurations_are_rejected_with_a_clear_message(overrides, message):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,10 +19,12 @@ from hypothesis import strategies as st
 from games.rules.arrange import arrange, special_split
 from games.rules.cards import DECK, Card, Suit
 from games.rules.config import RuleConfig
-from games.rules.hands import ROWS, Category, compare, evaluate, foul_rows
+from games.rules.hands import Category, compare, evaluate, foul_rows
 from games.rules.scoring import Arranged, Declared, RoundResult, Seat, score_round
 from games.rules.settlement import settle
 from games.rules.specials import detect_special, makes_special
+
+from .reference import expected_home_run, expected_pair_water
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -36,6 +39,7 @@ configs = st.builds(
     gun_mode=st.sampled_from(["fixed", "double"]),
     run_over_counts_as_gun=st.booleans(),
     home_run_min_players=st.integers(2, 5),
+    row_water=st.sampled_from([1, 1, 2, 3]),
 )
 decks = st.permutations(DECK)
 
@@ -194,78 +198,6 @@ def test_7_2_adding_a_player_changes_only_the_home_run_shooters_pairs(
             assert shooters & {p.a, p.b}, (p, by_pair[(p.a, p.b)])
 
 
-def row_results(result: RoundResult, config: RuleConfig) -> dict[tuple[int, int], list[int]]:
-    """Seat i's result per row against seat j, for every pair of normal hands (i < j)."""
-    out: dict[tuple[int, int], list[int]] = {}
-    hands = [s.hand for s in result.seats]
-    for i, hi in enumerate(hands):
-        for j in range(i + 1, len(hands)):
-            hj = hands[j]
-            if isinstance(hi, Arranged) and isinstance(hj, Arranged):
-                out[(i, j)] = [
-                    compare(a, b, config.a2345) for a, b in zip(hi.rows(), hj.rows(), strict=True)
-                ]
-    return out
-
-
-def gun_sign(rows: Sequence[int], config: RuleConfig) -> int:
-    """1 if the first seat guns the second, -1 the other way round, else 0 (§7.2)."""
-
-    def sweeps(res: Sequence[int]) -> bool:
-        if config.run_over_counts_as_gun:
-            return min(res) >= 0 and 1 in res
-        return all(r == 1 for r in res)
-
-    return 1 if sweeps(rows) else -1 if sweeps([-r for r in rows]) else 0
-
-
-def expected_home_run(result: RoundResult, config: RuleConfig) -> int | None:
-    n = len(result.seats)
-    if n < config.home_run_min_players or any(s is not None for s in result.specials):
-        return None
-    results = row_results(result, config)
-    for i in range(n):
-        if all(
-            gun_sign(results[(min(i, j), max(i, j))], config) == (1 if i < j else -1)
-            for j in range(n)
-            if j != i
-        ):
-            return i
-    return None
-
-
-def expected_pair_water(
-    result: RoundResult, i: int, j: int, config: RuleConfig
-) -> tuple[tuple[int, ...] | None, int]:
-    """What seat i wins from seat j, read straight from RULES.md §7.1–7.3."""
-    si, sj = result.specials[i], result.specials[j]
-    if si is not None or sj is not None:
-        ranked = [s.id for s in config.specials if s.enabled]
-        if si == sj:
-            return None, 0
-        if sj is None or (si is not None and ranked.index(si) < ranked.index(sj)):
-            assert si is not None
-            return None, config.special(si).water
-        return None, -config.special(sj).water
-    hi, hj = result.seats[i].hand, result.seats[j].hand
-    assert isinstance(hi, Arranged) and isinstance(hj, Arranged)
-    rows = row_results(result, config)[(i, j)]
-    water = sum(rows)
-    for k, row in enumerate(ROWS):
-        if rows[k] == 1:
-            water += config.bonus(row, evaluate(hi.rows()[k], config.a2345).category)
-        elif rows[k] == -1:
-            water -= config.bonus(row, evaluate(hj.rows()[k], config.a2345).category)
-    sign = gun_sign(rows, config)
-    if sign != 0:
-        home_run = expected_home_run(result, config) == (i if sign == 1 else j)
-        if config.gun_mode == "fixed":
-            water += sign * (config.home_run_water if home_run else config.gun_water)
-        else:
-            water *= 4 if home_run else 2
-    return tuple(rows), water
-
-
 @SLOW
 @given(data=st.data(), config=configs)
 def test_7_pair_water_follows_the_rules(data: st.DataObject, config: RuleConfig) -> None:
@@ -277,6 +209,29 @@ def test_7_pair_water_follows_the_rules(data: st.DataObject, config: RuleConfig)
     for p in result.pairs:
         assert (p.rows, p.water) == expected_pair_water(result, p.a, p.b, config)
         assert p.water == p.row_water + p.bonus_water + p.gun_water + p.special_water
+
+
+@SLOW
+@given(data=st.data(), config=configs, k=st.integers(2, 5))
+def test_7_1_row_water_scales_the_rows_and_what_doubles_them_only(
+    data: st.DataObject, config: RuleConfig, k: int
+) -> None:
+    """``row_water`` = k multiplies each row's 1 (§7.1) and, in ``double`` mode, the doubled
+    part of a gun or home run with it (§7.2); bonuses, fixed gun and home-run water, specials
+    and who guns whom stay as they are."""
+    one = RuleConfig.from_dict({"row_water": 1}, base=config)
+    table = data.draw(seats(one, data.draw(st.integers(2, 4))))
+
+    base, scaled = score_round(table, one), score_round(table, replace(one, row_water=k))
+
+    assert scaled.home_run == base.home_run
+    for p, q in zip(base.pairs, scaled.pairs, strict=True):
+        assert (q.rows, q.gun, q.shooter) == (p.rows, p.gun, p.shooter)
+        assert q.row_water == k * p.row_water
+        assert (q.bonus_water, q.special_water) == (p.bonus_water, p.special_water)
+        doubled = {None: 0, "gun": 1, "home_run": 3}[p.gun] if config.gun_mode == "double" else 0
+        assert q.gun_water == p.gun_water + doubled * (k - 1) * p.row_water
+    assert sum(scaled.water) == 0
 
 
 # -- arrange -----------------------------------------------------------------------------------

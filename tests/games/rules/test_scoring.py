@@ -8,6 +8,7 @@ from games.rules.hands import evaluate
 from games.rules.scoring import Declared, Seat, row_water, score_round
 
 from .helpers import arr, c
+from .reference import expected_home_run, expected_pair_water
 
 # §11 example 1
 EX1_A = arr("QS QC 3D", "8C 8D 8H 2S 2C", "9H TH JH QH KH")
@@ -122,6 +123,80 @@ def test_7_1_row_water_is_one_plus_the_winners_bonus(row, a, b, water):
     assert row_water(row, ha, hb, DEFAULT_CONFIG) == water
     assert row_water(row, hb, ha, DEFAULT_CONFIG) == -water
     assert row_water(row, ha, hb, PLAIN) == (water > 0) - (water < 0)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize(
+    ("row", "a", "b", "bonus"),
+    [
+        ("front", "7S 7H 7D", "AS KD 4C", 2),
+        ("middle", "8C 8D 8H 2S 2C", "AC AD 3S 3H 4H", 1),
+        ("back", "AS AH AD AC QS", "KH KD KC KS 2C", 3),
+        ("back", "9S TH JD QC KH", "7S 7D 5H 4S 6D", 0),
+    ],
+)
+def test_7_1_row_water_k_pays_k_plus_the_winners_bonus(row, a, b, bonus, k):
+    cfg = RuleConfig(row_water=k)
+    ha, hb = evaluate(c(a)), evaluate(c(b))
+    assert row_water(row, ha, hb, cfg) == k + bonus
+    assert row_water(row, hb, ha, cfg) == -(k + bonus)
+    tie = evaluate(c("5S 5H 6D 6C 2D")), evaluate(c("5C 5D 6H 6S 2H"))
+    assert row_water("middle", *tie, cfg) == 0
+
+
+@pytest.mark.parametrize(
+    ("k", "gun_mode", "water"),
+    [
+        (1, "fixed", 3 + 5 + 3),  # §11 example 1
+        (2, "fixed", 3 * 2 + 5 + 3),  # the rows pay 2 each; bonuses and the gun stay
+        (3, "fixed", 3 * 3 + 5 + 3),
+        (2, "double", (3 * 2 + 5) * 2),  # the gun doubles row water + bonus
+        (3, "double", (3 * 3 + 5) * 2),
+    ],
+)
+def test_7_1_row_water_in_example_1(k, gun_mode, water):
+    r = score(EX1_A, EX1_B, config=RuleConfig(row_water=k, gun_mode=gun_mode))
+    (pair,) = r.pairs
+    assert (pair.row_water, pair.bonus_water) == (3 * k, 5)
+    assert r.water == (water, -water)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("gun_mode", ["fixed", "double"])
+@pytest.mark.parametrize("run_over", [True, False])
+def test_7_1_row_water_k_matches_the_reference_computation(k, gun_mode, run_over):
+    """Home runs, guns, run-overs, ties and specials, scored with row water 2 and 3, against
+    the reference reading of §7 (tests/games/rules/reference.py)."""
+    cfg = RuleConfig(row_water=k, gun_mode=gun_mode, run_over_counts_as_gun=run_over)
+    special = Declared("six_pairs", c("TS TD 6S 6H 5C 5D 9S 9D 7S 7H AD AC 3S"))
+    tables = [
+        (HR_A, HR_B, HR_C, HR_D),
+        (HR_A, HR_B, HR_C),
+        (RUN_OVER_A, RUN_OVER_B),
+        (EX1_A, EX1_B),
+        (HR_A, HR_B, special),
+    ]
+    for hands in tables:
+        r = score(*hands, config=cfg)
+        assert r.home_run == expected_home_run(r, cfg)
+        for p in r.pairs:
+            assert (p.rows, p.water) == expected_pair_water(r, p.a, p.b, cfg)
+        assert sum(r.water) == 0
+
+
+def test_7_2_home_run_in_double_mode_doubles_row_water_k_twice():
+    r = score(HR_A, HR_B, HR_C, config=RuleConfig(row_water=3, gun_mode="double"))
+    ab, ac, bc = r.pairs
+    assert ab.row_water == 9
+    assert ab.water == 4 * (9 + ab.bonus_water)
+    assert bc.water == 2 * (9 + bc.bonus_water)
+
+
+def test_7_3_row_water_does_not_change_special_water():
+    a = Declared("six_pairs", c("2S 2H 3S 3H 5S 5H 7S 7H 9S 9H KS KH AD"))
+    b = Declared("all_small", c("2D 2C 3D 4C 4D 5C 6D 6C 7D 7C 8D 8C 3C"))
+    cc = arr("QD JD 4S", "TS TH 9D 6S 4H", "AS AH AC KD QS")
+    assert score(a, b, cc, config=RuleConfig(row_water=3)).water == (-8, 24, -16)
 
 
 def test_7_2_gun_pays_gun_water_on_top():
