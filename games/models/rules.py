@@ -31,6 +31,7 @@ ROW_BONUS_FIELDS = {
 # Plain fields copied one to one between the model and the engine's configuration.
 PLAIN_FIELDS = (
     "a2345",
+    "row_water",
     "run_over_counts_as_gun",
     "gun_mode",
     "gun_water",
@@ -75,6 +76,14 @@ class RuleConfiguration(models.Model):
         choices=[("lowest", _("lowest straight")), ("second", _("second-highest straight"))],
         default=_D.a2345,
         help_text=_("Where A-2-3-4-5 ranks among straights (RULES.md §3.1)."),
+    )
+    row_water = models.PositiveIntegerField(
+        _("row water (比牌水数)"),
+        default=_D.row_water,
+        help_text=_(
+            "Water the winner of each row wins from the loser, before any row bonus "
+            "(RULES.md §7.1); 1 to 100. A double gun doubles it with the bonuses."
+        ),
     )
     bonus_front_trips = models.PositiveIntegerField(
         _("front trips bonus (冲三)"),

@@ -140,6 +140,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             {
                 "fields": (
                     "a2345",
+                    "row_water",
                     "bonus_front_trips",
                     "bonus_middle_full_house",
                     "bonus_middle_quads",

@@ -85,6 +85,16 @@ def _bonuses(config: RuleConfig) -> str:
     return separator.join(parts) or gettext("none")
 
 
+def _row_water(config: RuleConfig) -> list[SheetRow]:
+    """The row water (RULES.md §7.1), shown only when it is not the usual 1."""
+    if config.row_water == 1:
+        return []
+    value = gettext("the winner of a row wins %(water)s water, plus its row bonus") % {
+        "water": config.row_water
+    }
+    return [{"key": "row_water", "label": gettext("Row water"), "value": value}]
+
+
 def rules_sheet(config: RuleConfig, *, name: str, preset: str, base_score: int) -> RulesSheet:
     """What the table's rules chip and its sheet show for ``config`` at ``base_score``."""
     badge = variant_badge(config, labels.chinese(), preset)
@@ -108,6 +118,7 @@ def rules_sheet(config: RuleConfig, *, name: str, preset: str, base_score: int) 
             "value": gettext("guns every other player, at least %(n)s players")
             % {"n": config.home_run_min_players},
         },
+        *_row_water(config),
         {"key": "bonus", "label": gettext("Row bonuses"), "value": _bonuses(config)},
         {
             "key": "a2345",
