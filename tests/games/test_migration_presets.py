@@ -19,6 +19,7 @@ from lobby.selectors import variant_row, variants_offered
 pytestmark = pytest.mark.django_db
 
 migration = importlib.import_module("games.migrations.0021_presets_out_of_the_box")
+sources = importlib.import_module("games.migrations.0024_source_value_presets")
 
 BADGES = {
     "classic": ("经典", "Classic"),
@@ -72,10 +73,10 @@ def test_every_preset_and_the_six_seat_deck_exist_once_and_again_nothing_is_made
     migration.forwards(apps, None)
 
     kinds = by_kind()
-    assert set(kinds) == {*PRESET_IDS, "duoerse"}
+    assert set(kinds) == {kind for kind, _name, _description in migration.WANTED}
     assert all(len(made) == 1 for made in kinds.values()), kinds
     assert kinds["classic"] == [default]  # the default plays the classic preset: no second one
-    for preset_id in PRESET_IDS:
+    for preset_id in PRESET_IDS[:6]:
         made = kinds[preset_id][0]
         assert made.engine_config().to_dict() == {
             **preset_config(preset_id).to_dict(),
@@ -138,3 +139,41 @@ def test_the_preset_follows_the_rules_through_the_admins_save() -> None:
     row.water = 36
     row.save()
     assert rules.preset_refresh() == "fuzhou"
+
+
+def test_0024_the_source_presets_exist_once_and_again_nothing_is_made() -> None:
+    default = fresh_default()
+    migration.forwards(apps, None)
+
+    sources.forwards(apps, None)
+
+    kinds = by_kind()
+    assert set(kinds) == {*PRESET_IDS, "duoerse"}
+    assert all(len(made) == 1 for made in kinds.values()), kinds
+    for preset_id in ("shuangguai", "general", "original"):
+        made = kinds[preset_id][0]
+        assert made.engine_config().to_dict() == {
+            **preset_config(preset_id).to_dict(),
+            **{field: getattr(default, field) for field in sources.PACE},
+        }
+    names = set(RuleConfiguration.objects.values_list("name", flat=True))
+    assert {"双怪冲三 Double monster", "通用 General table", "原版 Original"} <= names
+    count = RuleConfiguration.objects.count()
+    sources.forwards(apps, None)
+    assert RuleConfiguration.objects.count() == count
+
+    sources.backwards(apps, None)
+    assert not {"shuangguai", "general", "original"} & set(by_kind())
+
+
+def test_0024_rules_saved_before_that_play_a_source_preset_get_its_tag_not_a_copy() -> None:
+    fresh_default()
+    mine = RuleConfiguration.from_engine(preset_config("original"), name="Mine")
+    RuleConfiguration.objects.filter(pk=mine.pk).update(preset="")  # as saved before 0024
+    RuleConfiguration.from_engine(RuleConfig(gun_water=5), name="通用 General table")
+
+    sources.forwards(apps, None)
+
+    kinds = by_kind()
+    assert kinds["original"] == [mine]
+    assert kinds["general"][0].name == "通用 General table (2)"
