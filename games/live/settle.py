@@ -2,7 +2,10 @@
 away those who can no longer cover a round.
 
 One posting of kind ``settlement`` (idempotency key ``round:<pk>:settlement``) moves every
-player's net result; escape penalties go to the house (``round:<pk>:penalty:<user>``). The
+player's net result; escape penalties go to the house (``round:<pk>:penalty:<user>``), and so
+does the table fee when the economy settings set one (``table_fee_percent``): that share of
+each winner's winnings, rounded down, in one posting ``round:<pk>:fee``, recorded in the
+round's stored result (``fee_percent``, each player's ``fee``) for the audit. The
 players' wallets are locked after the room and the table, in ascending id, and the house
 account after them (inside ``ledger_post``), the lock order of every service.
 """
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 from django.db import connection
 
+from accounts.economy import economy_settings
 from accounts.ledger import account_system_get_or_create, ledger_post
 from accounts.models import Account, AccountKind, TransactionKind
 from games.live.store import ENTRY_MINIMUM, aware, for_update
@@ -80,6 +84,19 @@ def settle_round(
                 reference=f"round:{round_id}",
                 fresh_in_caller=True,
             )
+    fee_percent = economy_settings().table_fee_percent
+    fees = table_fees(players, percent=fee_percent)
+    if fees:
+        house = house or account_system_get_or_create(kind=AccountKind.HOUSE)
+        total = sum(fees.values())
+        ledger_post(
+            kind=TransactionKind.TABLE_FEE,
+            entries={**{wallets[uid]: -fee for uid, fee in fees.items()}, house: total},
+            idempotency_key=f"round:{round_id}:fee",
+            reference=f"round:{round_id}",
+            fresh_in_caller=True,
+        )
+        result = fee_result(result, fees, percent=fee_percent)
     # The round's revealed deck, result and balances, and each player's row by position, by
     # hand (the ORM's save and bulk_update cost more CPU than the whole settlement).
     seats = {s.position: s for s in compared.round_seats}
@@ -122,8 +139,31 @@ def settle_round(
             rows,
         )
     # Each wallet moved by the player's delta in all (a penalty is in the delta: the
-    # settlement leaves it to the wallet, and the penalty's posting takes it to the house).
-    return {int(p["id"]): wallets[int(p["id"])].balance + p["delta"] for p in players}
+    # settlement leaves it to the wallet, and the penalty's posting takes it to the house),
+    # less the table fee.
+    return {
+        int(p["id"]): wallets[int(p["id"])].balance + p["delta"] - fees.get(int(p["id"]), 0)
+        for p in players
+    }
+
+
+def table_fees(players: list[Json], *, percent: int) -> dict[int, int]:
+    """The table fee of each winner (a positive delta), by user id: ``percent`` of the
+    winnings, rounded down (the remainder stays with the winner); none when 0."""
+    if percent <= 0:
+        return {}
+    fees = {int(p["id"]): p["delta"] * percent // 100 for p in players if p["delta"] > 0}
+    return {uid: fee for uid, fee in fees.items() if fee > 0}
+
+
+def fee_result(result: Json, fees: dict[int, int], *, percent: int) -> Json:
+    """The round's result as stored, with the fee: ``fee_percent`` and each player's ``fee``
+    (a copy: the table's state keeps the machine's own result)."""
+    return {
+        **result,
+        "fee_percent": percent,
+        "players": [{**p, "fee": fees.get(int(p["id"]), 0)} for p in result["players"]],
+    }
 
 
 def send_away_the_broke(
