@@ -442,6 +442,7 @@ class HouseLevel:
     minted: int = 0
 
 
+@transaction.atomic
 def wallet_house_level(
     *, user: User, target: int, key: str, reference: str, reason: str = ""
 ) -> HouseLevel:
@@ -455,8 +456,7 @@ def wallet_house_level(
     penalties, table fees, their own winnings swept back) and, beyond that, at most the daily
     ceiling of new ones. `key` names this levelling (it must change whenever the wallet does,
     e.g. by naming its last entry): each posting's idempotency key is `key` plus its part.
-    Locks the wallet, then the budget, then the house and the mint (as the ledger does).
-    Call inside a transaction."""
+    Locks the wallet, then the budget, then the house and the mint (as the ledger does)."""
     wallet = wallet_get_or_create(user=user)
     wallet = Account.objects.select_for_update().get(pk=wallet.pk)
     house = account_system_get_or_create(kind=AccountKind.HOUSE)

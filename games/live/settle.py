@@ -14,9 +14,14 @@ from __future__ import annotations
 
 from django.db import connection
 
-from accounts.economy import economy_settings
 from accounts.ledger import account_system_get_or_create, ledger_post
-from accounts.models import Account, AccountKind, TransactionKind
+from accounts.models import (
+    DEFAULT_TABLE_FEE_PERCENT,
+    Account,
+    AccountKind,
+    EconomySettings,
+    TransactionKind,
+)
 from games.live.store import ENTRY_MINIMUM, aware, for_update
 from games.models import Round, RoundPlayer, Table
 from games.rules.cards import format_cards
@@ -27,6 +32,7 @@ from lobby.models import Room
 from shisanshui import fastjson
 
 _ROUND = Round._meta.db_table
+_ECONOMY = EconomySettings._meta.db_table
 
 
 def settle_round(
@@ -41,16 +47,23 @@ def settle_round(
     ``wallets``: the players' wallets as locked for the comparison (read again if not given).
     Returns the players' balances after the settlement, by user id (none if it was settled
     before)."""
+    # The round locked, and the table fee read with it (no query of its own on the hot path).
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, settled_at FROM {_ROUND} WHERE table_id = %s AND number = %s"
-            f"{for_update()}",
-            [table.pk, state.round_no],
+            f"SELECT id, settled_at, COALESCE((SELECT table_fee_percent FROM {_ECONOMY} "
+            f"WHERE id = %s), %s) FROM {_ROUND} WHERE table_id = %s AND number = %s"
+            f"{for_update() and f'{for_update()} OF {_ROUND}'}",
+            [
+                EconomySettings.SINGLETON_ID,
+                DEFAULT_TABLE_FEE_PERCENT,
+                table.pk,
+                state.round_no,
+            ],
         )
         row = cursor.fetchone()
     if row is None:
         raise Round.DoesNotExist(f"no round {state.round_no} at table {table.pk}")
-    round_id, settled_at = row
+    round_id, settled_at, fee_percent = row
     if settled_at is not None:
         return {}
     result = state.result
@@ -84,7 +97,6 @@ def settle_round(
                 reference=f"round:{round_id}",
                 fresh_in_caller=True,
             )
-    fee_percent = economy_settings().table_fee_percent
     fees = table_fees(players, percent=fee_percent)
     if fees:
         house = house or account_system_get_or_create(kind=AccountKind.HOUSE)
