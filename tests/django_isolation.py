@@ -128,9 +128,13 @@ def ledger_reconciles(request: pytest.FixtureRequest) -> Iterator[None]:
     """Fail a test that leaves the ledger unreconciled — a transaction whose entries do not
     sum to zero, a cached balance that is not the sum of its entries, balances that do not sum
     to zero (a coin created or destroyed), a negative wallet: what `manage.py ledger_audit`
-    checks, in one query. Skipped for tests without the database, and when the test left its
+    checks, in one query. Skipped for tests without the database, for those marked
+    `ledger_broken_on_purpose` (they corrupt it to test a check), and when the test left its
     connection unusable (a transaction it broke on purpose)."""
-    if not _uses_database(request):
+    if (
+        not _uses_database(request)
+        or request.node.get_closest_marker("ledger_broken_on_purpose") is not None
+    ):
         yield
         return
     request.getfixturevalue("_django_db_helper")  # torn down after this check
