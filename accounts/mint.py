@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from django.core.cache import cache
-from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -174,11 +173,11 @@ class MintCell:
 
     @property
     def percent(self) -> int:
-        return (
-            100
-            if self.ceiling <= 0 and self.minted
-            else (0 if self.ceiling <= 0 else self.minted * 100 // self.ceiling)
-        )
+        """Minted as a share of the ceiling, rounded down (a ceiling of 0: 0, or 100 when
+        something was minted before it was lowered to 0)."""
+        if self.ceiling <= 0:
+            return 100 if self.minted else 0
+        return self.minted * 100 // self.ceiling
 
     @property
     def state(self) -> str:
@@ -237,9 +236,3 @@ def mint_alerts_today(*, economy: EconomySettings, now: datetime | None = None) 
     """Today's kinds whose ceiling refused a claim or is reached: the admin index's banner."""
     (today,) = mint_report(economy=economy, days=1, now=now)
     return [cell for cell in today.cells if cell.state in ("refused", "reached")]
-
-
-def mint_total(*, kind: str, since: date) -> int:
-    """Coins of `kind` minted from `since` (inclusive) on."""
-    total = MintDay.objects.filter(kind=kind, day__gte=since).aggregate(total=Sum("minted"))
-    return int(total["total"] or 0)
