@@ -16,14 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from django.utils import timezone
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.errors import ClaimRefused
+from accounts.mint import mint_budget_refusal, utc_day
 from accounts.models import (
     EconomySettings,
+    MintKind,
     Transaction,
     TransactionKind,
     User,
@@ -39,11 +40,6 @@ def economy_settings() -> EconomySettings:
     """The economy settings: the stored row, or the defaults (unsaved) while there is none."""
     stored = EconomySettings.objects.filter(pk=EconomySettings.SINGLETON_ID).first()
     return stored or EconomySettings(pk=EconomySettings.SINGLETON_ID)
-
-
-def utc_day(now: datetime | None = None) -> date:
-    """Today's date in UTC (or `now`'s)."""
-    return (now or timezone.now()).astimezone(UTC).date()
 
 
 def next_utc_midnight(now: datetime | None = None) -> datetime:
@@ -127,7 +123,9 @@ def daily_bonus_refusal(
                 "00:00 UTC."
             ),
         )
-    return None
+    return mint_budget_refusal(
+        kind=MintKind.DAILY_BONUS, amount=economy.daily_bonus, economy=economy, now=now
+    )
 
 
 def relief_refusal(
@@ -168,7 +166,9 @@ def relief_refusal(
             "in_round",
             _("Relief cannot be claimed during a round; claim it once the round is settled."),
         )
-    return None
+    return mint_budget_refusal(
+        kind=MintKind.RELIEF, amount=economy.relief_amount, economy=economy, now=now
+    )
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,7 @@ def daily_bonus_status(
         message="" if refusal is None else refusal.message,
         next_claim_at=(
             next_utc_midnight(now)
-            if refusal is not None and refusal.code == "already_claimed"
+            if refusal is not None and refusal.code in ("already_claimed", "mint_ceiling")
             else None
         ),
     )
@@ -220,7 +220,7 @@ def relief_status(
         message="" if refusal is None else refusal.message,
         next_claim_at=(
             next_utc_midnight(now)
-            if refusal is not None and refusal.code == "relief_limit"
+            if refusal is not None and refusal.code in ("relief_limit", "mint_ceiling")
             else None
         ),
         below=economy.relief_below,

@@ -1,5 +1,6 @@
-"""The admin of the economy: its settings (with their history), the sign-up quotas per address,
-and the collusion flags support reviews. Registered on import by ``accounts.admin``."""
+"""The admin of the economy: its settings (with their history), the mint report (each day's
+minting by kind against its ceiling), the sign-up quotas per address, and the collusion flags
+support reviews. Registered on import by ``accounts.admin``."""
 
 from typing import Any
 from urllib.parse import urlencode
@@ -9,6 +10,7 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext
@@ -17,7 +19,9 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from accounts.admin_base import LedgerModelAdmin
 from accounts.collusion import collusion_flag_review
+from accounts.economy import economy_settings
 from accounts.errors import EconomyChangeRefused
+from accounts.mint import REPORT_DAYS, mint_report
 from accounts.models import (
     ECONOMY_GUARDED_FIELDS,
     Account,
@@ -25,6 +29,8 @@ from accounts.models import (
     CollusionFlag,
     EconomyChange,
     EconomySettings,
+    MintDay,
+    MintKind,
     SignupQuota,
     User,
 )
@@ -76,6 +82,18 @@ class EconomySettingsAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         (
             _("Relief for broke players"),
             {"fields": ("relief_amount", "relief_below", "relief_per_day")},
+        ),
+        (_("Table fee"), {"fields": ("table_fee_percent",)}),
+        (
+            _("Daily mint ceilings (UTC days)"),
+            {
+                "fields": (
+                    "mint_ceiling_signup",
+                    "mint_ceiling_daily_bonus",
+                    "mint_ceiling_relief",
+                    "mint_ceiling_bot_funding",
+                )
+            },
         ),
         (_("Sign-ups"), {"fields": ("signups_per_address_per_day",)}),
         (
@@ -215,6 +233,61 @@ class EconomyChangeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             super().has_change_permission(request, obj)
             and request.user.has_perm(ECONOMY_MONEY_PERMISSION)
         )
+
+
+# Who may read the mint report: whoever may read the economy settings (support, the rules and
+# economy administrators, superusers).
+ECONOMY_VIEW_PERMISSION = "accounts.view_economysettings"
+
+
+def may_read_mint_report(user: Any) -> bool:
+    return bool(user.is_active and user.is_staff and user.has_perm(ECONOMY_VIEW_PERMISSION))
+
+
+@admin.register(MintDay)
+class MintReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """The mint report: for each of the last REPORT_DAYS UTC days and each kind, the coins
+    minted against that day's ceiling, and whether the ceiling refused claims (the alert).
+    Read-only; written by `accounts.mint.mint_budget_take` alone."""
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return may_read_mint_report(request.user)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return may_read_mint_report(request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        economy = economy_settings()
+        days = mint_report(economy=economy)
+        return TemplateResponse(
+            request,
+            "admin/accounts/mintday/report.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "title": gettext("Mint report"),
+                "days": days,
+                "today": days[0],
+                "report_days": REPORT_DAYS,
+                "kinds": [str(label) for _kind, label in MintKind.choices],
+            },
+        )
+
+    def change_view(self, request: HttpRequest, object_id: str, *args: Any, **kwargs: Any) -> Any:
+        return HttpResponseRedirect(reverse("admin:accounts_mintday_changelist"))
 
 
 @admin.register(SignupQuota)

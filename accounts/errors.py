@@ -53,7 +53,8 @@ class ClaimRefused(LedgerError):
     """A daily bonus or relief grant that may not be claimed now.
 
     `code` names the rule that refused it (`daily_bonus_off`, `already_claimed`, `relief_off`,
-    `not_broke`, `relief_limit`, `in_round`, `bot`); `message` says why, for the player.
+    `not_broke`, `relief_limit`, `in_round`, `bot`, `mint_ceiling`); `message` says why, for
+    the player.
     """
 
     def __init__(self, code: str, message: str) -> None:
@@ -61,9 +62,19 @@ class ClaimRefused(LedgerError):
         self.code = code
 
 
+class MintBudgetExhausted(ClaimRefused):
+    """Today's ceiling of what the mint may issue for one kind (`accounts.models.MintKind`) is
+    reached: code `mint_ceiling`; `kind` names the ceiling. Support has been alerted."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__("mint_ceiling", message)
+        self.kind = kind
+
+
 class SignupRefused(Exception):
     """A sign-up refused before anything was written; `code` is `signup_limit` (too many from
-    the address today), `name_taken` (a look-alike of an existing name) or `name_invisible`."""
+    the address today), `name_taken` (a look-alike of an existing name), `name_invisible` or
+    `mint_ceiling` (today's sign-up grants are used up)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)

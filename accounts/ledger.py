@@ -50,7 +50,13 @@ MAX_AMOUNT = 10**15
 
 
 # Transactions between players and the house: the mint, which creates coins, takes no part.
-KINDS_WITHOUT_THE_MINT = (TransactionKind.SETTLEMENT, TransactionKind.ESCAPE_PENALTY)
+KINDS_WITHOUT_THE_MINT = (
+    TransactionKind.SETTLEMENT,
+    TransactionKind.ESCAPE_PENALTY,
+    TransactionKind.BOT_FUNDING,
+    TransactionKind.BOT_SWEEP,
+    TransactionKind.TABLE_FEE,
+)
 
 
 _KEY_MAX_LENGTH = Transaction._meta.get_field("idempotency_key").max_length or 0

@@ -152,6 +152,10 @@ class TransactionKind(models.TextChoices):
     REVERSAL = "reversal", _("Reversal")
     DAILY_BONUS = "daily_bonus", _("Daily bonus")
     RELIEF = "relief", _("Relief grant")
+    HOUSE_FUNDING = "house_funding", _("House funding from the mint")
+    BOT_FUNDING = "bot_funding", _("Bot funding from the house")
+    BOT_SWEEP = "bot_sweep", _("Bot winnings back to the house")
+    TABLE_FEE = "table_fee", _("Table fee")
 
 
 # Kinds whose transactions must say why they were made.
@@ -318,6 +322,14 @@ DEFAULT_COLLUSION_MIN_ROUNDS = 20
 DEFAULT_COLLUSION_DAYS = 7
 DEFAULT_COLLUSION_MIN_SHARE_PERCENT = 80
 DEFAULT_COLLUSION_MIN_FLOW = 20_000
+# The daily mint ceilings (UTC days): at most this many coins minted per kind per day. Sized
+# for a busy day of honest play (about 1,000 sign-ups at the default grant, 10,000 daily
+# bonuses, 2,000 reliefs) and far below what an abuse could otherwise mint.
+DEFAULT_MINT_CEILING_SIGNUP = 100_000_000
+DEFAULT_MINT_CEILING_DAILY_BONUS = 20_000_000
+DEFAULT_MINT_CEILING_RELIEF = 20_000_000
+DEFAULT_MINT_CEILING_BOT_FUNDING = 5_000_000
+DEFAULT_TABLE_FEE_PERCENT = 0
 # Far below BIGINT's range, like accounts.ledger.MAX_AMOUNT (which imports this module).
 MAX_ECONOMY_AMOUNT = 10**15
 
@@ -336,6 +348,11 @@ ECONOMY_BOUNDS: dict[str, int] = {
     "collusion_days": 365,
     "collusion_min_share_percent": 100,
     "collusion_min_flow": 10_000_000,
+    "mint_ceiling_signup": 1_000_000_000,
+    "mint_ceiling_daily_bonus": 1_000_000_000,
+    "mint_ceiling_relief": 1_000_000_000,
+    "mint_ceiling_bot_funding": 100_000_000,
+    "table_fee_percent": 10,
 }
 
 # The fields that decide what the mint pays, and those that are a protection: changing either
@@ -347,6 +364,14 @@ ECONOMY_MONEY_FIELDS = (
     "relief_amount",
     "relief_below",
     "relief_per_day",
+    "table_fee_percent",
+)
+# The daily ceilings of what the mint may issue, by kind (accounts.mint): a protection.
+MINT_CEILING_FIELDS = (
+    "mint_ceiling_signup",
+    "mint_ceiling_daily_bonus",
+    "mint_ceiling_relief",
+    "mint_ceiling_bot_funding",
 )
 ECONOMY_PROTECTION_FIELDS = (
     "signups_per_address_per_day",
@@ -354,6 +379,7 @@ ECONOMY_PROTECTION_FIELDS = (
     "collusion_days",
     "collusion_min_share_percent",
     "collusion_min_flow",
+    *MINT_CEILING_FIELDS,
 )
 ECONOMY_GUARDED_FIELDS = ECONOMY_MONEY_FIELDS + ECONOMY_PROTECTION_FIELDS
 
@@ -456,6 +482,45 @@ class EconomySettings(models.Model):
         validators=_coins_range("collusion_min_flow"),
         help_text=_("And at least this many coins went, net, from one to the other."),
     )
+    mint_ceiling_signup = models.BigIntegerField(
+        _("mint ceiling: sign-up grants"),
+        default=DEFAULT_MINT_CEILING_SIGNUP,
+        validators=_coins_range("mint_ceiling_signup"),
+        help_text=_(
+            "At most this many coins of sign-up grants per day (UTC); past it sign-ups are "
+            "refused until 00:00 UTC. 0 stops sign-up grants."
+        ),
+    )
+    mint_ceiling_daily_bonus = models.BigIntegerField(
+        _("mint ceiling: daily bonuses"),
+        default=DEFAULT_MINT_CEILING_DAILY_BONUS,
+        validators=_coins_range("mint_ceiling_daily_bonus"),
+        help_text=_("At most this many coins of daily bonuses per day (UTC)."),
+    )
+    mint_ceiling_relief = models.BigIntegerField(
+        _("mint ceiling: relief"),
+        default=DEFAULT_MINT_CEILING_RELIEF,
+        validators=_coins_range("mint_ceiling_relief"),
+        help_text=_("At most this many coins of relief grants per day (UTC)."),
+    )
+    mint_ceiling_bot_funding = models.BigIntegerField(
+        _("mint ceiling: bot funding"),
+        default=DEFAULT_MINT_CEILING_BOT_FUNDING,
+        validators=_coins_range("mint_ceiling_bot_funding"),
+        help_text=_(
+            "At most this many coins per day (UTC) minted into the house when its bankroll "
+            "cannot fund the bots; past it no bot is seated until 00:00 UTC."
+        ),
+    )
+    table_fee_percent = models.PositiveSmallIntegerField(
+        _("table fee (%)"),
+        default=DEFAULT_TABLE_FEE_PERCENT,
+        validators=[_at_most("table_fee_percent")],
+        help_text=_(
+            "The share of each winner's winnings in a round that goes to the house, rounded "
+            "down. 0 turns the fee off."
+        ),
+    )
     version = models.PositiveIntegerField(
         _("version"),
         default=1,
@@ -485,7 +550,11 @@ class EconomySettings(models.Model):
                 condition=Q(daily_bonus__gte=0)
                 & Q(relief_amount__gte=0)
                 & Q(relief_below__gte=0)
-                & Q(collusion_min_flow__gte=0),
+                & Q(collusion_min_flow__gte=0)
+                & Q(mint_ceiling_signup__gte=0)
+                & Q(mint_ceiling_daily_bonus__gte=0)
+                & Q(mint_ceiling_relief__gte=0)
+                & Q(mint_ceiling_bot_funding__gte=0),
                 name="economy_amounts_not_negative",
             ),
             models.CheckConstraint(
@@ -620,6 +689,46 @@ class SignupQuota(models.Model):
 
     def __str__(self) -> str:
         return f"{self.address} {self.day}: {self.count}"
+
+
+class MintKind(models.TextChoices):
+    """What the mint issues coins for, each under its own daily ceiling (EconomySettings'
+    `mint_ceiling_<kind>`). A staff adjustment is not counted: a named person made it."""
+
+    SIGNUP = "signup", _("Sign-up grants")
+    DAILY_BONUS = "daily_bonus", _("Daily bonuses")
+    RELIEF = "relief", _("Relief grants")
+    BOT_FUNDING = "bot_funding", _("Bot funding (into the house)")
+
+
+class MintDay(models.Model):
+    """The coins minted of one kind on one UTC day, against that day's ceiling.
+
+    Written only by `accounts.mint.mint_budget_take`, under a row lock in the transaction that
+    mints, so concurrent claims cannot overshoot the ceiling and a rolled-back claim does not
+    count; `ceiling` is the ceiling it was last checked against. A refusal writes nothing here
+    (it rolls back with the claim): `accounts.mint` raises the alert in the cache instead.
+    """
+
+    day = models.DateField(_("day (UTC)"))
+    kind = models.CharField(_("kind"), max_length=16, choices=MintKind.choices)
+    minted = models.BigIntegerField(_("coins minted"), default=0)
+    ceiling = models.BigIntegerField(_("ceiling"), default=0)
+
+    class Meta:
+        verbose_name = _("mint report")
+        verbose_name_plural = _("mint report")
+        ordering = ["-day", "kind"]
+        constraints = [
+            models.UniqueConstraint(fields=["day", "kind"], name="mint_day_one_per_kind"),
+            models.CheckConstraint(
+                condition=Q(kind__in=MintKind.values), name="mint_day_kind_known"
+            ),
+            models.CheckConstraint(condition=Q(minted__gte=0), name="mint_day_minted_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.kind}: {self.minted}/{self.ceiling}"
 
 
 class CollusionStatus(models.TextChoices):

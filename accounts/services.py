@@ -8,6 +8,7 @@ refused request raises an `accounts.errors` `LedgerError` and writes nothing.
 
 import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -29,17 +30,18 @@ from accounts.economy import (
     relief_key_prefix,
     relief_refusal,
     reliefs_claimed,
-    utc_day,
 )
 from accounts.errors import (
     EconomyChangeRefused,
     InvalidAmount,
     InvalidEntries,
+    MintBudgetExhausted,
     MissingReason,
     NotReversible,
     SignupRefused,
 )
 from accounts.ledger import MAX_AMOUNT, account_system_get_or_create, is_whole, ledger_post
+from accounts.mint import mint_budget_take, mint_refusal_alert, utc_day
 from accounts.models import (
     ECONOMY_GUARDED_FIELDS,
     SIGNUP_GRANT_REASON,
@@ -48,6 +50,7 @@ from accounts.models import (
     EconomyChange,
     EconomyChangeStatus,
     EconomySettings,
+    MintKind,
     SignupQuota,
     Transaction,
     TransactionKind,
@@ -255,6 +258,12 @@ def user_signup(
     (the same `accounts.names.name_key`), is refused (SignupRefused `name_invisible`,
     `name_taken`); the key is locked for the transaction, so two look-alike sign-ups racing
     cannot both pass.
+
+    The grant is taken from today's sign-up budget (`mint_ceiling_signup`, accounts.mint);
+    past it the sign-up is refused (SignupRefused `mint_ceiling`, nothing written, support
+    alerted) rather than made without coins: an account that cannot sit at any table would
+    only ask for relief, which is minting too, and a flood of sign-ups is what the ceiling
+    exists to stop.
     """
     username_check(username=username, lock=True)
     economy = economy_settings()
@@ -264,9 +273,14 @@ def user_signup(
             day=utc_day(now),
             limit=economy.signups_per_address_per_day,
         )
+    grant = economy.effective_signup_grant
+    if grant > 0:
+        try:
+            mint_budget_take(kind=MintKind.SIGNUP, amount=grant, economy=economy, now=now)
+        except MintBudgetExhausted as refused:
+            raise SignupRefused("mint_ceiling", refused.message) from refused
     user = User.objects.create_user(username=username, email=email, password=password)
     wallet_get_or_create(user=user)
-    grant = economy.effective_signup_grant
     if grant > 0:
         wallet_grant(
             user=user,
@@ -352,13 +366,19 @@ def wallet_daily_bonus_claim(*, user: User, now: datetime | None = None) -> Tran
 
     Once per UTC day: the idempotency key "daily_bonus:user:<id>:<date>" makes a second
     posting impossible, and a second claim, even one racing the first, raises
-    ClaimRefused("already_claimed"). Other refusals: `daily_bonus_off`, `bot`.
+    ClaimRefused("already_claimed"). Other refusals: `daily_bonus_off`, `bot`, and
+    `mint_ceiling` (MintBudgetExhausted) once today's daily bonuses reach their ceiling.
     """
     _lock_player(user)
     economy = economy_settings()
     refusal = daily_bonus_refusal(user=user, economy=economy, now=now)
     if refusal is not None:
+        if isinstance(refusal, MintBudgetExhausted):
+            mint_refusal_alert(refusal, economy=economy, now=now)
         raise refusal
+    mint_budget_take(
+        kind=MintKind.DAILY_BONUS, amount=economy.daily_bonus, economy=economy, now=now
+    )
     posted = _mint_to(
         user=user,
         kind=TransactionKind.DAILY_BONUS,
@@ -377,15 +397,18 @@ def wallet_relief_claim(*, user: User, now: datetime | None = None) -> Transacti
 
     The n-th relief of a day is keyed "relief:user:<id>:<date>:<n>", so two racing claims are
     one posting. Refusals (ClaimRefused): `relief_off`, `not_broke`, `relief_limit`,
-    `in_round`, `bot`.
+    `in_round`, `bot`, `mint_ceiling` (today's relief grants reached their ceiling).
     """
     _lock_player(user)
     economy = economy_settings()
     refusal = relief_refusal(user=user, economy=economy, now=now)
     if refusal is not None:
+        if isinstance(refusal, MintBudgetExhausted):
+            mint_refusal_alert(refusal, economy=economy, now=now)
         raise refusal
     day = utc_day(now)
     number = reliefs_claimed(user=user, day=day) + 1
+    mint_budget_take(kind=MintKind.RELIEF, amount=economy.relief_amount, economy=economy, now=now)
     posted = _mint_to(
         user=user,
         kind=TransactionKind.RELIEF,
@@ -410,6 +433,72 @@ def _mint_to(
         reference=f"user:{user.pk}",
         cause=cause,
     )
+
+
+# The house's bankroll: the coins the platform's own players (bots) play with.
+
+
+@dataclass(frozen=True)
+class HouseLevel:
+    """What `wallet_house_level` moved: coins from the house to the wallet (`funded`), from
+    the wallet back to the house (`swept`), and from the mint into the house (`minted`)."""
+
+    funded: int = 0
+    swept: int = 0
+    minted: int = 0
+
+
+@transaction.atomic
+def wallet_house_level(
+    *, user: User, target: int, key: str, reference: str, reason: str = ""
+) -> HouseLevel:
+    """Bring the wallet of one of the house's players to exactly `target` coins, against the
+    house: what it holds above goes back to the house (`bot_sweep`), what it lacks comes from
+    the house (`bot_funding`). When the house holds less than that, the mint first tops the
+    house up by the difference (`house_funding`), within today's bot-funding budget
+    (`mint_ceiling_bot_funding`); past it MintBudgetExhausted is raised and nothing moves.
+
+    So a player who beats the house's players wins coins the house won before (escape
+    penalties, table fees, their own winnings swept back) and, beyond that, at most the daily
+    ceiling of new ones. `key` names this levelling (it must change whenever the wallet does,
+    e.g. by naming its last entry): each posting's idempotency key is `key` plus its part.
+    Locks the wallet, then the budget, then the house and the mint (as the ledger does)."""
+    wallet = wallet_get_or_create(user=user)
+    wallet = Account.objects.select_for_update().get(pk=wallet.pk)
+    house = account_system_get_or_create(kind=AccountKind.HOUSE)
+    if wallet.balance > target:
+        surplus = wallet.balance - target
+        ledger_post(
+            kind=TransactionKind.BOT_SWEEP,
+            entries={wallet: -surplus, house: surplus},
+            idempotency_key=f"{key}:sweep",
+            reference=reference,
+        )
+        return HouseLevel(swept=surplus)
+    missing = target - wallet.balance
+    if missing <= 0:
+        return HouseLevel()
+    house = Account.objects.select_for_update().get(pk=house.pk)
+    shortfall = missing - max(0, house.balance)
+    if shortfall > 0:
+        economy = economy_settings()
+        mint_budget_take(kind=MintKind.BOT_FUNDING, amount=shortfall, economy=economy)
+        mint = account_system_get_or_create(kind=AccountKind.MINT)
+        ledger_post(
+            kind=TransactionKind.HOUSE_FUNDING,
+            entries={mint: -shortfall, house: shortfall},
+            idempotency_key=f"{key}:house",
+            reference=reference,
+            cause=f"{economy_cause(economy)}:bot_funding",
+        )
+    ledger_post(
+        kind=TransactionKind.BOT_FUNDING,
+        entries={house: -missing, wallet: missing},
+        idempotency_key=f"{key}:fund",
+        reference=reference,
+        reason=reason,
+    )
+    return HouseLevel(funded=missing, minted=max(0, shortfall))
 
 
 # The economy settings.

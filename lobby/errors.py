@@ -158,6 +158,17 @@ class RoomNotEmpty(LobbyError):
     template = _("A room can be closed only when nobody is seated in it.")
 
 
+class BotsUnavailable(LobbyError):
+    """The house's bankroll for bots is used up for today (accounts.mint, bot funding)."""
+
+    code = "bots_unavailable"
+    status = 409
+    template = _(
+        "Today's bankroll for bots is used up, so no bot can be seated now (from 00:00 UTC "
+        "again). Open or join a room to play with people."
+    )
+
+
 class TooManyRooms(LobbyError):
     code = "too_many_rooms"
     status = 409

@@ -130,7 +130,8 @@ def room_create(
 @transaction.atomic
 def bots_fill(*, room: Room, count: int) -> list[User]:
     """Seat ``count`` bots in the room's free seats (and at its table), funding each from the
-    mint up to the entry minimum; returns them. Only where a person sits (else nothing
+    house up to the entry minimum (`games.live.bots.bot_fund`; BotsUnavailable when its
+    bankroll for bots is used up today); returns them. Only where a person sits (else nothing
     happens). The caller has checked ``count``; joining refuses (LobbyError) a full or closed
     room, and nothing is written then."""
     if count <= 0:

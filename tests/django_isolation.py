@@ -99,3 +99,64 @@ def database_dropped_at_once(django_db_setup: None, django_db_blocker: Any) -> I
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                     " WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
+
+
+# The ledger reconciles after every test that used the database: one query, run before the
+# test's database is rolled back or flushed.
+LEDGER_CHECK_SQL = """
+SELECT
+  (SELECT COUNT(*) FROM (
+     SELECT transaction_id FROM accounts_entry GROUP BY transaction_id HAVING SUM(amount) <> 0
+   ) AS unbalanced),
+  (SELECT COUNT(*) FROM accounts_account AS a
+    WHERE a.balance <> COALESCE(
+      (SELECT SUM(e.amount) FROM accounts_entry AS e WHERE e.account_id = a.id), 0)),
+  (SELECT COALESCE(SUM(balance), 0) FROM accounts_account),
+  (SELECT COUNT(*) FROM accounts_account WHERE kind = 'wallet' AND balance < 0)
+"""
+
+
+def _uses_database(request: pytest.FixtureRequest) -> bool:
+    names = set(request.fixturenames)
+    return request.node.get_closest_marker("django_db") is not None or bool(
+        names & {"_django_db_helper", "db", "transactional_db"}
+    )
+
+
+@pytest.fixture(autouse=True)
+def ledger_reconciles(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test that leaves the ledger unreconciled — a transaction whose entries do not
+    sum to zero, a cached balance that is not the sum of its entries, balances that do not sum
+    to zero (a coin created or destroyed), a negative wallet: what `manage.py ledger_audit`
+    checks, in one query. Skipped for tests without the database, for those marked
+    `ledger_broken_on_purpose` (they corrupt it to test a check), and when the test left its
+    connection unusable (a transaction it broke on purpose)."""
+    if (
+        not _uses_database(request)
+        or request.node.get_closest_marker("ledger_broken_on_purpose") is not None
+    ):
+        yield
+        return
+    request.getfixturevalue("_django_db_helper")  # torn down after this check
+    yield
+    from django.db import DatabaseError, connection
+
+    if connection.connection is None or connection.needs_rollback:
+        return
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(LEDGER_CHECK_SQL)
+            unbalanced, mismatched, total, negative = cursor.fetchone()
+    except DatabaseError:
+        return
+    problems = []
+    if unbalanced:
+        problems.append(f"{unbalanced} unbalanced transactions")
+    if mismatched:
+        problems.append(f"{mismatched} cached balances differ from their entries")
+    if total:
+        problems.append(f"the balances sum to {total}, not 0")
+    if negative:
+        problems.append(f"{negative} negative wallets")
+    if problems:
+        pytest.fail("The ledger does not reconcile after the test: " + "; ".join(problems))

@@ -13,12 +13,25 @@ from django.conf import settings
 from django.db import migrations, models
 
 
-def bounds_apply(apps, schema_editor):
-    from accounts.models import ECONOMY_BOUNDS
+# The bounds as this migration set them (frozen: later migrations add fields of their own).
+BOUNDS = {
+    "signup_grant": 1_000_000,
+    "daily_bonus": 100_000,
+    "relief_amount": 100_000,
+    "relief_below": 1_000_000,
+    "relief_per_day": 10,
+    "signups_per_address_per_day": 100,
+    "collusion_min_rounds": 1_000,
+    "collusion_days": 365,
+    "collusion_min_share_percent": 100,
+    "collusion_min_flow": 10_000_000,
+}
 
+
+def bounds_apply(apps, schema_editor):
     settings_model = apps.get_model("accounts", "EconomySettings")
     rows = settings_model.objects.using(schema_editor.connection.alias)
-    for name, bound in ECONOMY_BOUNDS.items():
+    for name, bound in BOUNDS.items():
         rows.filter(**{f"{name}__gt": bound}).update(**{name: bound})
 
 

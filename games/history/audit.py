@@ -3,8 +3,9 @@
 :func:`round_verify` recomputes a settled round with the engine from what the round stores
 (each player's dealt cards, arrangement or declared special, escape flag, and the rules
 snapshot) and the players' balances before the settlement, then compares it, coin for coin,
-with the stored result, the stored player rows and the ledger (the settlement and escape-penalty
-transactions referenced ``round:<pk>``). It also checks the revealed deck against the shuffle
+with the stored result, the stored player rows and the ledger (the settlement, escape-penalty
+and table-fee transactions referenced ``round:<pk>``; the fee at the stored result's
+``fee_percent``). It also checks the revealed deck against the shuffle
 commitment and that the deck deals the stored hands.
 
 Nobody sees a hand before the settlement, staff included: every selector here reads rounds
@@ -281,6 +282,7 @@ def round_verify(*, round_: Round) -> VerifyReport:
     recomputed = {int(p["id"]): p for p in (expected or {}).get("players", [])}
     stored_result = {int(p["id"]): p for p in round_.result.get("players", [])}
     ledger = _ledger_net(round_)
+    fee_percent = int(round_.result.get("fee_percent", 0))
     for row in rows:
         want = recomputed.get(row.user_id)
         check = PlayerCheck(
@@ -311,10 +313,16 @@ def round_verify(*, round_: Round) -> VerifyReport:
                         report.mismatches.append(
                             f"{name}: result {key} {kept.get(key)}, recomputed {want[key]}"
                         )
-            if check.ledger_net != want["delta"]:
+            fee = table_fee(want["delta"], percent=fee_percent)
+            if kept is not None and int(kept.get("fee", 0)) != fee:
+                report.mismatches.append(
+                    f"{name}: result fee {kept.get('fee', 0)}, recomputed {fee}"
+                )
+            if check.ledger_net != want["delta"] - fee:
                 report.mismatches.append(
                     f"{name}: ledger moved {check.ledger_net:+d} coins, "
-                    f"recomputed {want['delta']:+d}"
+                    f"recomputed {want['delta'] - fee:+d}"
+                    + (f" (winnings {want['delta']:+d}, table fee {fee})" if fee else "")
                 )
     for user_id, amount in ledger.items():
         report.mismatches.append(f"ledger: wallet of user {user_id} moved {amount:+d} coins")
@@ -325,8 +333,15 @@ def round_verify(*, round_: Round) -> VerifyReport:
     return report
 
 
+def table_fee(delta: int, *, percent: int) -> int:
+    """The table fee a player's ``delta`` pays at ``percent``: that share of winnings, rounded
+    down; nothing on a loss (what ``games.live.settle.table_fees`` posts)."""
+    return delta * percent // 100 if delta > 0 and percent > 0 else 0
+
+
 def _ledger_net(round_: Round) -> dict[int, int]:
-    """Net coins moved per player wallet by the round's transactions (settlement, penalty)."""
+    """Net coins moved per player wallet by the round's transactions (settlement, penalty,
+    table fee)."""
     net: dict[int, int] = {}
     for entry in round_entries(round_=round_).filter(account__kind=AccountKind.WALLET):
         assert entry.account.user_id is not None

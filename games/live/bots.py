@@ -26,14 +26,16 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.errors import MintBudgetExhausted
 from accounts.models import BOT_FUNDING_REASON, Entry, User
-from accounts.services import username_refusal, wallet_get_or_create, wallet_grant
+from accounts.services import username_refusal, wallet_get_or_create, wallet_house_level
 from games.live import services as table_services
 from games.models import Table, TableEvent
 from games.rules.cards import Card, format_cards
 from games.rules.levels import DEFAULT_LEVEL, Play, level_play, level_plays_special
 from games.table.events import Transition
 from games.table.state import LOBBY_PHASES, PLAY_PHASES, TableState
+from lobby.errors import BotsUnavailable
 from lobby.models import Room, Seat
 
 logger = logging.getLogger(__name__)
@@ -216,25 +218,26 @@ def bots_name(*, bots: list[User], room: Room) -> None:
 
 
 def bot_fund(*, bot: User, room: Room) -> int:
-    """Grant the bot what it lacks of the room's entry minimum, from the mint, at seating time
-    and before each Ready; returns the coins granted (0 when it has enough). One ``grant``
-    whose idempotency key names the bot, the room and the wallet's last entry, so a retry
+    """Level the bot's wallet to the room's entry minimum against the house's bankroll, at
+    seating time and before each Ready; returns the coins the house paid it (0 when it had
+    enough). What it won above the minimum goes back to the house; what it lacks comes from
+    the house, which the mint tops up only within today's bot-funding ceiling
+    (`accounts.services.wallet_house_level`). Past it, BotsUnavailable is raised and nothing
+    moves. The postings' keys name the bot, the room and the wallet's last entry, so a retry
     posts nothing twice; no coin reaches a bot any other way."""
     wallet = wallet_get_or_create(user=bot)
-    wallet.refresh_from_db(fields=["balance"])
-    missing = room.entry_minimum - wallet.balance
-    if missing <= 0:
-        return 0
     last = Entry.objects.filter(account=wallet).order_by("-pk").values_list("pk", flat=True).first()
-    wallet_grant(
-        user=bot,
-        amount=missing,
-        idempotency_key=f"bot-grant:user:{bot.pk}:room:{room.pk}:after-entry:{last or 0}",
-        reference=f"room:{room.pk}",
-        reason=BOT_FUNDING_REASON,
-        cause="bot_funding:entry_minimum",
-    )
-    return missing
+    try:
+        moved = wallet_house_level(
+            user=bot,
+            target=room.entry_minimum,
+            key=f"bot:user:{bot.pk}:room:{room.pk}:after-entry:{last or 0}",
+            reference=f"room:{room.pk}",
+            reason=BOT_FUNDING_REASON,
+        )
+    except MintBudgetExhausted as refused:
+        raise BotsUnavailable() from refused
+    return moved.funded
 
 
 def bot_act(*, table_id: int, user_id: int, version: int) -> Transition | None:
@@ -290,7 +293,12 @@ def _act(*, table_id: int, user_id: int, version: int, plan: Plan | None) -> Tra
     player = str(user_id)
     action = bot_action(state, player=player)
     if action == READY:
-        bot_fund(bot=bot, room=room)  # the settlement may have left it short
+        try:
+            bot_fund(bot=bot, room=room)  # the settlement may have left it short, or rich
+        except BotsUnavailable:
+            # The house cannot fund it today: the bot stands up instead of playing unfunded.
+            logger.warning("bot %s leaves room %s: the bot bankroll is used up", bot.pk, room.pk)
+            return table_services.table_leave(user=bot, room=room)
         return table_services.table_ready(user=bot, room=room)
     if action == SPECIAL:
         return table_services.table_choose_special(

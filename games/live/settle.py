@@ -2,7 +2,10 @@
 away those who can no longer cover a round.
 
 One posting of kind ``settlement`` (idempotency key ``round:<pk>:settlement``) moves every
-player's net result; escape penalties go to the house (``round:<pk>:penalty:<user>``). The
+player's net result; escape penalties go to the house (``round:<pk>:penalty:<user>``), and so
+does the table fee when the economy settings set one (``table_fee_percent``): that share of
+each winner's winnings, rounded down, in one posting ``round:<pk>:fee``, recorded in the
+round's stored result (``fee_percent``, each player's ``fee``) for the audit. The
 players' wallets are locked after the room and the table, in ascending id, and the house
 account after them (inside ``ledger_post``), the lock order of every service.
 """
@@ -12,7 +15,13 @@ from __future__ import annotations
 from django.db import connection
 
 from accounts.ledger import account_system_get_or_create, ledger_post
-from accounts.models import Account, AccountKind, TransactionKind
+from accounts.models import (
+    DEFAULT_TABLE_FEE_PERCENT,
+    Account,
+    AccountKind,
+    EconomySettings,
+    TransactionKind,
+)
 from games.live.store import ENTRY_MINIMUM, aware, for_update
 from games.models import Round, RoundPlayer, Table
 from games.rules.cards import format_cards
@@ -23,6 +32,7 @@ from lobby.models import Room
 from shisanshui import fastjson
 
 _ROUND = Round._meta.db_table
+_ECONOMY = EconomySettings._meta.db_table
 
 
 def settle_round(
@@ -37,16 +47,23 @@ def settle_round(
     ``wallets``: the players' wallets as locked for the comparison (read again if not given).
     Returns the players' balances after the settlement, by user id (none if it was settled
     before)."""
+    # The round locked, and the table fee read with it (no query of its own on the hot path).
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, settled_at FROM {_ROUND} WHERE table_id = %s AND number = %s"
-            f"{for_update()}",
-            [table.pk, state.round_no],
+            f"SELECT id, settled_at, COALESCE((SELECT table_fee_percent FROM {_ECONOMY} "
+            f"WHERE id = %s), %s) FROM {_ROUND} WHERE table_id = %s AND number = %s"
+            f"{for_update() and f'{for_update()} OF {_ROUND}'}",
+            [
+                EconomySettings.SINGLETON_ID,
+                DEFAULT_TABLE_FEE_PERCENT,
+                table.pk,
+                state.round_no,
+            ],
         )
         row = cursor.fetchone()
     if row is None:
         raise Round.DoesNotExist(f"no round {state.round_no} at table {table.pk}")
-    round_id, settled_at = row
+    round_id, settled_at, fee_percent = row
     if settled_at is not None:
         return {}
     result = state.result
@@ -80,6 +97,18 @@ def settle_round(
                 reference=f"round:{round_id}",
                 fresh_in_caller=True,
             )
+    fees = table_fees(players, percent=fee_percent)
+    if fees:
+        house = house or account_system_get_or_create(kind=AccountKind.HOUSE)
+        total = sum(fees.values())
+        ledger_post(
+            kind=TransactionKind.TABLE_FEE,
+            entries={**{wallets[uid]: -fee for uid, fee in fees.items()}, house: total},
+            idempotency_key=f"round:{round_id}:fee",
+            reference=f"round:{round_id}",
+            fresh_in_caller=True,
+        )
+        result = fee_result(result, fees, percent=fee_percent)
     # The round's revealed deck, result and balances, and each player's row by position, by
     # hand (the ORM's save and bulk_update cost more CPU than the whole settlement).
     seats = {s.position: s for s in compared.round_seats}
@@ -122,8 +151,31 @@ def settle_round(
             rows,
         )
     # Each wallet moved by the player's delta in all (a penalty is in the delta: the
-    # settlement leaves it to the wallet, and the penalty's posting takes it to the house).
-    return {int(p["id"]): wallets[int(p["id"])].balance + p["delta"] for p in players}
+    # settlement leaves it to the wallet, and the penalty's posting takes it to the house),
+    # less the table fee.
+    return {
+        int(p["id"]): wallets[int(p["id"])].balance + p["delta"] - fees.get(int(p["id"]), 0)
+        for p in players
+    }
+
+
+def table_fees(players: list[Json], *, percent: int) -> dict[int, int]:
+    """The table fee of each winner (a positive delta), by user id: ``percent`` of the
+    winnings, rounded down (the remainder stays with the winner); none when 0."""
+    if percent <= 0:
+        return {}
+    fees = {int(p["id"]): p["delta"] * percent // 100 for p in players if p["delta"] > 0}
+    return {uid: fee for uid, fee in fees.items() if fee > 0}
+
+
+def fee_result(result: Json, fees: dict[int, int], *, percent: int) -> Json:
+    """The round's result as stored, with the fee: ``fee_percent`` and each player's ``fee``
+    (a copy: the table's state keeps the machine's own result)."""
+    return {
+        **result,
+        "fee_percent": percent,
+        "players": [{**p, "fee": fees.get(int(p["id"]), 0)} for p in result["players"]],
+    }
 
 
 def send_away_the_broke(

@@ -68,6 +68,11 @@ def _form(**changes: object) -> dict[str, object]:
         "collusion_days": 7,
         "collusion_min_share_percent": 80,
         "collusion_min_flow": 20_000,
+        "table_fee_percent": 0,
+        "mint_ceiling_signup": 100_000_000,
+        "mint_ceiling_daily_bonus": 20_000_000,
+        "mint_ceiling_relief": 20_000_000,
+        "mint_ceiling_bot_funding": 5_000_000,
     }
     data.update(changes)
     return data

@@ -35,6 +35,7 @@ def test_a_ramp_step_says_its_p99_by_action_and_where_its_tail_was_sent() -> Non
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.ledger_broken_on_purpose
 def test_the_capacity_runs_end_with_the_ledger_audit(capsys: pytest.CaptureFixture[str]) -> None:
     """After its bursts and ramps the capacity script reconciles the platform's ledger
     (``manage.py ledger_audit`` on its database) and says so; a coin out of place fails it."""

@@ -10,8 +10,9 @@ import pytest
 from django.db import IntegrityError, connection, connections, transaction
 from django.utils import translation
 
-from accounts.models import User
+from accounts.models import ECONOMY_BOUNDS, User
 from accounts.selectors import wallet_balance
+from accounts.services import economy_settings_get_or_create
 from games.live.matches import InvalidMatchTables
 from games.models import RuleConfiguration
 from games.rules.config import RuleConfig
@@ -115,6 +116,10 @@ def test_create_refuses_bad_input_and_writes_nothing(
 
 
 def test_the_largest_base_score_is_accepted(make_player: MakePlayer) -> None:
+    # More than a day's sign-up grants by default: this test raises the ceiling to its bound.
+    economy = economy_settings_get_or_create()
+    economy.mint_ceiling_signup = ECONOMY_BOUNDS["mint_ceiling_signup"]
+    economy.save()
     rich = make_player(coins=108 * MAX_BASE_SCORE * 3)
 
     assert open_room(rich, base_score=MAX_BASE_SCORE).base_score == MAX_BASE_SCORE

@@ -24,7 +24,15 @@ from django.db.models import Sum
 from django.test import RequestFactory
 from django.utils import timezone
 
-from accounts.models import Account, Transaction, TransactionKind, User
+from accounts.models import (
+    Account,
+    AccountKind,
+    MintDay,
+    MintKind,
+    Transaction,
+    TransactionKind,
+    User,
+)
 from accounts.selectors import ledger_audit, wallet_balance
 from games.live import bots, tasks
 from games.live import deal as table_deal
@@ -150,10 +158,22 @@ def grants() -> list[Transaction]:
     return list(Transaction.objects.filter(kind=TransactionKind.GRANT).order_by("pk"))
 
 
+def fundings() -> list[Transaction]:
+    """The house's payments to bots."""
+    return list(Transaction.objects.filter(kind=TransactionKind.BOT_FUNDING).order_by("pk"))
+
+
+def house_balance() -> int:
+    return int(
+        Account.objects.filter(kind=AccountKind.HOUSE).values_list("balance", flat=True).first()
+        or 0
+    )
+
+
 # Seating and funding.
 
 
-def test_bots_take_the_seats_at_the_table_funded_from_the_mint(world: World) -> None:
+def test_bots_take_the_seats_at_the_table_funded_from_the_house(world: World) -> None:
     alice = make_player("alice")
     signup_grants = len(grants())
 
@@ -165,7 +185,8 @@ def test_bots_take_the_seats_at_the_table_funded_from_the_mint(world: World) -> 
     state = state_of(room)
     assert {s.player for s in state.seats} == {str(u.pk) for u in [alice, *seated]}
     assert all(s.connected for s in state.seats)
-    new_grants = grants()[signup_grants:]
+    assert len(grants()) == signup_grants  # the mint pays no bot
+    new_grants = fundings()
     assert len(new_grants) == 3
     for bot in seated:
         assert bot.username.startswith("bot-")
@@ -177,11 +198,15 @@ def test_bots_take_the_seats_at_the_table_funded_from_the_mint(world: World) -> 
         assert wallet_balance(user=bot) == room.entry_minimum
     for posted in new_grants:
         assert posted.reason and posted.reference == f"room:{room.pk}"
-        assert posted.cause == "bot_funding:entry_minimum"
-        assert sorted(posted.entries.values_list("amount", flat=True)) == [
-            -room.entry_minimum,
-            room.entry_minimum,
+        assert sorted(posted.entries.values_list("account__kind", "amount")) == [
+            ("house", -room.entry_minimum),
+            ("wallet", room.entry_minimum),
         ]
+    # The house held nothing: the mint topped it up by exactly what the bots needed, counted
+    # against today's bot-funding ceiling.
+    topups = Transaction.objects.filter(kind=TransactionKind.HOUSE_FUNDING)
+    assert topups.count() == 3 and house_balance() == 0
+    assert MintDay.objects.get(kind=MintKind.BOT_FUNDING).minted == 3 * room.entry_minimum
     assert ledger_audit().ok
     assert total_coins() == 0
     assert room.owner_id == alice.pk
@@ -194,13 +219,13 @@ def test_idle_bots_are_reused_and_funded_only_when_short(world: World) -> None:
     first_bots = {u.pk for u in bots_in(first)}
     room_leave(user=alice)
     assert bots_in(first) == []
-    grants_before = len(grants())
+    grants_before = len(fundings())
 
     second = bot_room(bob, seats=3)
 
     assert {u.pk for u in bots_in(second)} == first_bots
     assert User.objects.filter(is_bot=True).count() == 2
-    assert len(grants()) == grants_before  # they still hold the entry minimum
+    assert len(fundings()) == grants_before  # they still hold the entry minimum
     assert ledger_audit().ok and total_coins() == 0
 
 
@@ -312,7 +337,7 @@ def test_one_person_and_three_bots_play_a_round_that_settles_once(world: World) 
     table_services.table_ready(user=alice, room=room)
     assert drive_bots(room) == 3
     for bot in seated:
-        assert wallet_balance(user=bot) >= room.entry_minimum
+        assert wallet_balance(user=bot) == room.entry_minimum
     assert ledger_audit().ok and total_coins() == 0
 
 
