@@ -98,11 +98,15 @@ class PlayQuality:
 NOT_ARRANGED = PlayQuality(Sign.NONE, 0.0, 0.0, 0.0)
 
 
-def sign_of(*, better_share: float, regret: float, shape_regret: float, opponents: int) -> Sign:
-    """The sign of an arrangement from where it ranks (module docstring)."""
+def sign_of(
+    *, better_share: float, regret: float, shape_regret: float, opponents: int, row_water: int = 1
+) -> Sign:
+    """The sign of an arrangement from where it ranks (module docstring). The regret that
+    makes a careful loss grows with the row water (RULES.md §7.1), as every row's stake does."""
     if better_share >= WORST_SHARE:
         return Sign.WORST
-    if regret >= CAREFUL_REGRET_PER_OPPONENT * opponents and shape_regret <= SHAPE_TOLERANCE:
+    careful = CAREFUL_REGRET_PER_OPPONENT * opponents * row_water
+    if regret >= careful and shape_regret <= SHAPE_TOLERANCE * row_water:
         return Sign.CAREFUL_LOSS
     if better_share >= WEAK_SHARE:
         return Sign.WEAK
@@ -132,6 +136,7 @@ def play_quality(seats: Sequence[Seat], player: str, config: RuleConfig) -> Play
         regret=regret,
         shape_regret=shape_regret,
         opponents=opponents,
+        row_water=config.row_water,
     )
     given: dict[str, int] = {}
     if sign is not Sign.NONE:
