@@ -137,3 +137,12 @@ def test_a_declared_special_or_an_escape_says_nothing() -> None:
     assert play_quality([escaped, other], "1", CONFIG) == NOT_ARRANGED
     with pytest.raises(RulesError):
         play_quality([escaped, other], "9", CONFIG)
+
+
+def test_7_1_a_careful_loss_is_measured_in_rows_of_row_water() -> None:
+    from games.rules.dumping import sign_of
+
+    loss = {"better_share": 0.3, "regret": 6.0, "shape_regret": 0.0, "opponents": 2}
+    assert sign_of(**loss) is Sign.CAREFUL_LOSS  # type: ignore[arg-type]
+    assert sign_of(**loss, row_water=2) is Sign.NONE  # type: ignore[arg-type]
+    assert sign_of(**{**loss, "regret": 12.0}, row_water=2) is Sign.CAREFUL_LOSS  # type: ignore[arg-type]
