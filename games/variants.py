@@ -3,8 +3,9 @@
 A configuration's deck settings (``extra_suits``, ``jokers``, ``spare_cards``) give it one or
 more *variant tags*: ``duosanzhang`` (多三张, three spare cards), ``duoyise`` / ``duoerse``
 (多一色 / 多两色, one or two extra diamond suits, without spare cards) and ``laizi`` (癞子,
-jokers). On the 52-card deck, rules that play the ``fuzhou`` (福州) or ``regional`` (地区) preset
-of RULES.md §12.6 carry that preset's tag (``RuleConfiguration.preset``); any other is
+jokers). On the 52-card deck, rules that play a preset of their own (``fuzhou`` 福州,
+``regional`` 地区 of RULES.md §12.6, and the sources' ``shuangguai`` 双怪冲三, ``general`` 通用,
+``original`` 原版) carry that preset's tag (``RuleConfiguration.preset``); any other is
 ``classic``. The lobby shows the tags as a short badge and filters rooms by one of them
 (:func:`variant_filter`, on the room's configuration, so a room always shows what it plays
 now).
@@ -23,6 +24,9 @@ VARIANTS: dict[str, tuple[str, str]] = {
     CLASSIC: ("经典", "Classic"),
     "fuzhou": ("福州", "Fuzhou"),
     "regional": ("地区", "Regional"),
+    "shuangguai": ("双怪冲三", "Double monster"),
+    "general": ("通用", "General table"),
+    "original": ("原版", "Original"),
     "duoyise": ("多一色", "Extra suit"),
     "duoerse": ("多两色", "Two extra suits"),
     "laizi": ("癞子", "Jokers"),
@@ -32,6 +36,9 @@ VARIANT_HELP = {
     CLASSIC: _("52 cards, 13 each"),
     "fuzhou": _("52 cards; a gun doubles the water; five special hands"),
     "regional": _("52 cards; regional special-hand water, bigger row bonuses"),
+    "shuangguai": _("52 cards; the special hands of source 1, with double monster (双怪冲三)"),
+    "general": _("52 cards; the general scoring table: a gun doubles the water"),
+    "original": _("52 cards; the original row values: bigger middle-row bonuses"),
     "duoyise": _("65 cards: a second suit of diamonds, up to 5 players"),
     "duoerse": _("78 cards: two more suits of diamonds, up to 6 players"),
     "laizi": _("two jokers, wild in their row"),
@@ -40,7 +47,7 @@ VARIANT_HELP = {
 
 
 # The presets of the classic deck that have a tag of their own.
-RULE_PRESETS = ("fuzhou", "regional")
+RULE_PRESETS = ("fuzhou", "regional", "shuangguai", "general", "original")
 
 
 def variant_tags(config: RuleConfig, preset: str = "") -> tuple[str, ...]:
@@ -70,8 +77,7 @@ def variant_filter(slug: str, prefix: str = "rules__") -> Q:
             **{prefix + "preset__in": RULE_PRESETS}
         )
     f = {
-        "fuzhou": {**classic_deck, "preset": "fuzhou"},
-        "regional": {**classic_deck, "preset": "regional"},
+        **{preset: {**classic_deck, "preset": preset} for preset in RULE_PRESETS},
         "duoyise": {"extra_suits": 1, "spare_cards": 0},
         "duoerse": {"extra_suits": 2, "spare_cards": 0},
         "laizi": {"jokers": 2},

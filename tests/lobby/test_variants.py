@@ -35,14 +35,17 @@ QUICK_JOIN = "/api/lobby/quick-join/"
 PRESET_NAMES = {
     "fuzhou": "福州 Fuzhou",
     "regional": "地区 Regional",
+    "shuangguai": "双怪冲三 Double monster",
+    "general": "通用 General table",
+    "original": "原版 Original",
     "duoyise": "多一色 Extra suit",
     "laizi": "癞子 Jokers",
     "duosanzhang": "多三张 Spare cards",
 }
 TWO_SUITS = "多两色 Two extra suits"
 UNKNOWN = (
-    "There is no such variant; choose one of classic, fuzhou, regional, duoyise, duoerse, laizi, "
-    "duosanzhang."
+    "There is no such variant; choose one of classic, fuzhou, regional, shuangguai, general, "
+    "original, duoyise, duoerse, laizi, duosanzhang."
 )
 
 
@@ -89,6 +92,9 @@ MAX_SEATS = {
     "classic": 4,
     "fuzhou": 4,
     "regional": 4,
+    "shuangguai": 4,
+    "general": 4,
+    "original": 4,
     "duoyise": 5,
     "duoerse": 6,
     "laizi": 4,
@@ -393,8 +399,8 @@ def test_the_api_names_an_unknown_variant_clearly(alice: User) -> None:
     assert error == {
         "code": "unknown_variant",
         "message": (
-            "没有这种玩法；可选的有：classic, fuzhou, regional, duoyise, duoerse, laizi, "
-            "duosanzhang。"
+            "没有这种玩法；可选的有：classic, fuzhou, regional, shuangguai, general, original, "
+            "duoyise, duoerse, laizi, duosanzhang。"
         ),
     }
 
