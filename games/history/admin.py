@@ -390,6 +390,7 @@ class RoundAdmin(admin.ModelAdmin):
                     checks.get(p.user_id),
                     labels.special_name(p.special),
                     labels.auto_label(p.auto),
+                    audit.round_fee(round_.result, p.user_id),
                 )
                 for p in players
             ],

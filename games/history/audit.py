@@ -339,6 +339,14 @@ def table_fee(delta: int, *, percent: int) -> int:
     return delta * percent // 100 if delta > 0 and percent > 0 else 0
 
 
+def round_fee(result: Json | None, user_id: int) -> int:
+    """The table fee the player paid in a round, from its stored result (0 when none)."""
+    for p in (result or {}).get("players", []):
+        if int(p["id"]) == user_id:
+            return int(p.get("fee", 0))
+    return 0
+
+
 def _ledger_net(round_: Round) -> dict[int, int]:
     """Net coins moved per player wallet by the round's transactions (settlement, penalty,
     table fee)."""

@@ -33,8 +33,12 @@ MATCH_PAGES = "games.match_page"  # settings.RATE_LIMITS
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
     """The player's recent rounds, newest first (a round in play first, marked, no hand)."""
-    rows = audit.player_rounds(user=request.user)
-    return render(request, "games/history.html", {"rows": rows})
+    rows = [
+        (row, audit.round_fee(row.round.result, row.user_id))
+        for row in audit.player_rounds(user=request.user)
+    ]
+    fees = any(fee for _row, fee in rows)
+    return render(request, "games/history.html", {"rows": rows, "fees": fees})
 
 
 @login_required

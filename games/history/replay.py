@@ -48,7 +48,7 @@ def round_replay_data(*, round_: Round, viewer: int | None) -> Json:
         raise RoundInPlay(round_.pk)
     players = sorted(round_.players.all(), key=lambda p: p.position)
     shown = [
-        _public(event)
+        _public(event, round_.result)
         for event in events_for(round_log(round_=round_), None)
         if event.type not in NOT_REPLAYED
     ]
@@ -82,10 +82,15 @@ def round_log(*, round_: Round) -> list[Event]:
     return [row.as_event() for row in rows.order_by("version")]
 
 
-def _public(event: Event) -> Event:
+def _public(event: Event, stored: Json | None) -> Event:
+    """The event as replayed: a ``settled`` event without the deck and salt, and with the
+    round's stored result when it has a table fee (a settlement told before the live table
+    carried the fee has the machine's result, without it)."""
     if event.type != "settled":
         return event
     payload = {k: v for k, v in event.payload.items() if k not in SETTLEMENT_SECRETS}
+    if stored and "fee_percent" in stored:
+        payload["result"] = stored
     return replace(event, payload=payload)
 
 

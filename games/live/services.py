@@ -17,6 +17,7 @@ transition with events (``games.live.tasks`` gives the bots their tasks).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import Protocol
 
@@ -41,7 +42,7 @@ from games.live.settle import (
 from games.models import Table
 from games.table import machine
 from games.table.errors import StaleTimeout, TableError
-from games.table.events import Transition
+from games.table.events import Event, Transition
 from games.table.state import Json, Phase, TableState
 from lobby.models import Room, Seat
 
@@ -308,6 +309,17 @@ def table_command(*, table: Table, command: Command) -> Transition:
 _INSTANT_PHASES = frozenset({Phase.DEALING, Phase.COMPARING})
 
 
+def _with_result(
+    state: TableState, events: list[Event], result: Json
+) -> tuple[TableState, list[Event]]:
+    """The state and events with the round's result as settled (the table fee in it), in place
+    of the machine's: the page shows what the wallets moved. Same versions, new events."""
+    return replace(state, result=result), [
+        replace(e, payload={**e.payload, "result": result}) if e.type == "settled" else e
+        for e in events
+    ]
+
+
 def _ends_now(state: TableState, now: float) -> bool:
     """Whether the state's phase is already over (a phase of no duration)."""
     return state.phase in _INSTANT_PHASES and state.deadline is not None and state.deadline <= now
@@ -353,7 +365,9 @@ def _apply_command(
         settled = settle_round(
             table=table, compared=compared, state=state, now=now, wallets=wallets
         )
-        after = send_away_the_broke(table=table, state=state, now=now, balances=settled)
+        if settled.result is not None and settled.result is not state.result:
+            state, events = _with_result(state, events, settled.result)
+        after = send_away_the_broke(table=table, state=state, now=now, balances=settled.balances)
         state, events = after.state, events + list(after.events)
     transition = Transition(state, tuple(events))
 

@@ -12,6 +12,8 @@ account after them (inside ``ledger_post``), the lock order of every service.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from django.db import connection
 
 from accounts.ledger import account_system_get_or_create, ledger_post
@@ -35,6 +37,14 @@ _ROUND = Round._meta.db_table
 _ECONOMY = EconomySettings._meta.db_table
 
 
+class Settlement(NamedTuple):
+    """What a settlement did: the players' balances after it, by user id, and the round's
+    result as stored (with the table fee when there was one; None: settled before)."""
+
+    balances: dict[int, int]
+    result: Json | None
+
+
 def settle_round(
     *,
     table: Table,
@@ -42,11 +52,11 @@ def settle_round(
     state: TableState,
     now: float,
     wallets: dict[int, Account] | None = None,
-) -> dict[int, int]:
+) -> Settlement:
     """Move the coins of a settled round once, and store its breakdown and revealed deck.
     ``wallets``: the players' wallets as locked for the comparison (read again if not given).
-    Returns the players' balances after the settlement, by user id (none if it was settled
-    before)."""
+    Returns the players' balances after the settlement, by user id, and the stored result,
+    which differs from the machine's by the table fee (neither if it was settled before)."""
     # The round locked, and the table fee read with it (no query of its own on the hot path).
     with connection.cursor() as cursor:
         cursor.execute(
@@ -65,7 +75,7 @@ def settle_round(
         raise Round.DoesNotExist(f"no round {state.round_no} at table {table.pk}")
     round_id, settled_at, fee_percent = row
     if settled_at is not None:
-        return {}
+        return Settlement({}, None)
     result = state.result
     assert result is not None and state.deck is not None and state.salt is not None
     players: list[Json] = result["players"]
@@ -153,10 +163,11 @@ def settle_round(
     # Each wallet moved by the player's delta in all (a penalty is in the delta: the
     # settlement leaves it to the wallet, and the penalty's posting takes it to the house),
     # less the table fee.
-    return {
+    balances_after = {
         int(p["id"]): wallets[int(p["id"])].balance + p["delta"] - fees.get(int(p["id"]), 0)
         for p in players
     }
+    return Settlement(balances_after, result)
 
 
 def table_fees(players: list[Json], *, percent: int) -> dict[int, int]:
@@ -170,7 +181,7 @@ def table_fees(players: list[Json], *, percent: int) -> dict[int, int]:
 
 def fee_result(result: Json, fees: dict[int, int], *, percent: int) -> Json:
     """The round's result as stored, with the fee: ``fee_percent`` and each player's ``fee``
-    (a copy: the table's state keeps the machine's own result)."""
+    (a copy; ``games.live.services`` puts it in the table's state and ``settled`` event)."""
     return {
         **result,
         "fee_percent": percent,

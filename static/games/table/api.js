@@ -18,7 +18,9 @@ export function createApi(page) {
     if (header) header.textContent = number(value);
   }
 
-  // The wallet after a settlement: asked from the server (a reload may already include it).
+  // The wallet after a settlement: asked from the server (a reload may already include it);
+  // `delta`: what the round moved it by (the round's delta less the table fee), the guess if
+  // the server does not answer.
   function refreshBalance(delta) {
     const guess = page.ui.balance + delta;
     fetch(page.cfg.wallet_api, { credentials: "same-origin", headers: { Accept: "application/json" } })

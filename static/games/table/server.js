@@ -91,7 +91,7 @@ export function createServerView(page, { schedule, api, storage }) {
         ui.settledAt = Date.now();
         const me = (p.result.players || []).find((pl) => pl.id === page.cfg.player_id);
         if (me) {
-          api.refreshBalance(me.delta);
+          api.refreshBalance(me.delta - (me.fee || 0)); // the table fee goes to the house
           sound("settle");
         }
         break;

@@ -17,7 +17,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.models import User
+from accounts.models import EconomySettings, User
+from accounts.services import economy_settings_get_or_create
 from games.models import Round
 from tests.games.live.test_table_services import World, world  # noqa: F401  (fixture)
 from tests.games.played_rounds import make_bot, play_round
@@ -61,6 +62,21 @@ def _with_guns(round_: Round) -> None:
     first.update(rows=[1, 0, 1], gun="gun", shooter=first["a"], gun_water=3)
     second.update(rows=[1, 1, 1], gun="home_run", shooter=second["a"], gun_water=12)
     Round.objects.filter(pk=round_.pk).update(result=result)
+
+
+def test_the_round_page_lists_each_players_table_fee(world: World, admin_user: User) -> None:
+    economy_settings_get_or_create()
+    EconomySettings.objects.update(table_fee_percent=10)
+    round_ = play_round(world, NAMES)
+    fees = {int(p["id"]): p.get("fee", 0) for p in round_.result["players"]}
+    assert any(fees.values()), "the seeded round has a winner who pays a fee"
+    for language, label in (("en", "table fee"), ("zh-hans", "台费")):
+        response = staff_client(admin_user, language).get(
+            reverse("admin:games_round_change", args=[round_.pk])
+        )
+        assert label in section(response, "players")
+        cells = re.findall(r'<td class="number fee">([^<]*)</td>', response.content.decode())
+        assert sorted(int(c.replace(",", "")) for c in cells) == sorted(fees.values())
 
 
 def test_the_chinese_round_page_has_no_english_labels(played: Round, admin_user: User) -> None:

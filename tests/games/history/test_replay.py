@@ -22,7 +22,8 @@ from django.contrib.staticfiles import finders
 from django.test import Client
 from django.urls import reverse
 
-from accounts.models import User
+from accounts.models import EconomySettings, User
+from accounts.services import economy_settings_get_or_create
 from games.history import audit
 from games.history.replay import round_log, round_replay_data
 from games.history.selectors import rounds_hidden_until_settled
@@ -325,6 +326,38 @@ def test_the_javascript_catalogue_serves_the_replay_strings_in_chinese(client: C
     chinese = client.get("/jsi18n/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert '"Run-over \\u8f97\\u8fc7": "\\u8f97\\u8fc7"' in chinese  # 辗过
     assert '"Pause": "\\u6682\\u505c"' in chinese  # 暂停
+
+
+def test_the_table_fee_is_in_the_replay_and_the_hand_history(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    economy_settings_get_or_create()
+    EconomySettings.objects.update(table_fee_percent=10)
+    round_, users = play_rigged_round(monkeypatch, GUNS_AND_SPECIAL)
+    assert round_.result["fee_percent"] == 10
+    fees = {int(p["id"]): p["fee"] for p in round_.result["players"]}
+    winner = max(users.values(), key=lambda u: fees[u.pk])
+    assert fees[winner.pk] > 0
+
+    (settled,) = of_type(data_for(round_, None), "settled")
+    assert settled["result"] == round_.result
+    # A round settled before the live table carried the fee: the replay has it from the round.
+    audit.round_events(round_=round_).filter(type="settled").update(
+        payload={**settled, "result": {**round_.result, "fee_percent": 0}}
+    )
+    assert of_type(data_for(round_, None), "settled")[0]["result"] == round_.result
+
+    rows = logged_in(winner).get(reverse("games:history")).content.decode()
+    assert "Table fee" in rows and f'data-fee="{fees[winner.pk]}"' in rows
+    chinese = logged_in(winner).get(reverse("games:history"), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "台费" in chinese.content.decode()
+
+
+def test_no_table_fee_column_without_a_fee(four: tuple[Round, dict[str, User]]) -> None:
+    round_, users = four
+    rows = logged_in(users["alice"]).get(reverse("games:history")).content.decode()
+    assert "Table fee" not in rows and "data-fee" not in rows
+    assert "fee_percent" not in of_type(data_for(round_, None), "settled")[0]["result"]
 
 
 # -- links: the header, the profile, the hand history --------------------------------------------

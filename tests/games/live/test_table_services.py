@@ -21,9 +21,16 @@ from django.db import connection
 from django.db.models import Sum
 from django.test import override_settings
 
-from accounts.models import Account, AccountKind, Transaction, TransactionKind, User
+from accounts.models import (
+    Account,
+    AccountKind,
+    EconomySettings,
+    Transaction,
+    TransactionKind,
+    User,
+)
 from accounts.selectors import wallet_balance
-from accounts.services import user_signup
+from accounts.services import economy_settings_get_or_create, user_signup
 from games.live import deal as table_deal
 from games.live import notify as table_notify
 from games.live import reads as table_reads
@@ -501,6 +508,50 @@ def test_a_player_who_leaves_mid_round_escapes_and_pays_the_house(
     assert state_of(room).seat_of(str(bob.pk)) is None
     # The room seat was kept through the round and freed at settlement.
     assert not Seat.objects.filter(user=bob).exists()
+
+
+@pytest.mark.parametrize("percent", [5, 0])
+def test_the_settled_event_and_the_state_carry_the_table_fee(
+    world: World, room: Room, players: tuple[User, User], percent: int
+) -> None:
+    economy_settings_get_or_create()
+    EconomySettings.objects.update(table_fee_percent=percent)
+    balances_before = {u.pk: wallet_balance(user=u) for u in players}
+    start_round(room, players)
+    to_arranging(world, room, players)
+    for user in players:
+        submit_best(room, user)
+    version = settle(world, room).version
+
+    round_ = Round.objects.get()
+    stored = TableEvent.objects.get(type="settled")
+    sent = [
+        e
+        for batch in world.sent
+        for message in batch.values()
+        for e in message["events"]
+        if e["type"] == "settled"
+    ]
+    state = state_of(room)
+    # Told, saved and kept as stored: with the fee when there is one, at the machine's version.
+    assert sent and all(e["payload"]["result"] == round_.result for e in sent)
+    assert stored.payload["result"] == round_.result == state.result
+    assert stored.version == sent[0]["version"] > version
+    versions = list(TableEvent.objects.order_by("version").values_list("version", flat=True))
+    assert versions == list(range(1, state.version + 1))
+    players_ = state.result["players"] if state.result else []
+    if percent:
+        assert state.result is not None and state.result["fee_percent"] == percent
+        winner = max(players_, key=lambda p: p["delta"])
+        assert winner["fee"] == winner["delta"] * percent // 100 > 0
+    else:
+        assert state.result is not None and "fee_percent" not in state.result
+        assert all("fee" not in p for p in players_)
+    for p in players_:
+        user_id = int(p["id"])
+        assert wallet_balance(user=User.objects.get(pk=user_id)) == (
+            balances_before[user_id] + p["delta"] - p.get("fee", 0)
+        )
 
 
 def test_the_sweeper_fires_an_overdue_deadline(

@@ -103,7 +103,9 @@ export function renderSeats(ctx, view) {
     }
     const player = table.result && (table.result.players || []).find((p) => p.position === position);
     if (player) {
-      const delta = el("div", "seat-delta " + (player.delta >= 0 ? "plus" : "minus"), signed(player.delta));
+      // What the seat's wallet moved: the round's delta less its table fee.
+      const net = player.delta - (player.fee || 0);
+      const delta = el("div", "seat-delta " + (net >= 0 ? "plus" : "minus"), signed(net));
       delta.title = fmt(_("%(water)s water"), { water: signed(player.water) });
       node.append(delta);
     }

@@ -1,5 +1,6 @@
-// The settlement from `settled.result`: each player's water, coins, penalty and total, the
-// pair-by-pair breakdown, cuts and the coins moved. Ready moves into its dialog while shown.
+// The settlement from `settled.result`: each player's water, coins, penalty, table fee and
+// total (what the wallet moved: delta − fee), the pair-by-pair breakdown, cuts and the coins
+// moved. Ready moves into its dialog while shown.
 // With jokers or spare cards each player's hand is shown under its line: the rows (a joker
 // with what it stands for) or the special's cards, and the cards set aside, dimmed.
 import { ROWS, playedIn, compareAt, spareOf } from "../state.js";
@@ -82,7 +83,13 @@ export function renderSettlement(ctx) {
   const head = el("tr");
   // The Penalty column only when someone paid one (the panel is narrow beside the table).
   const penalties = (result.players || []).some((p) => p.penalty);
-  const columns = [_("Player"), _("Water"), _("Coins")].concat(penalties ? [_("Penalty")] : [], [_("Total")]);
+  // Likewise the Table fee column (the house's share of a winner's winnings).
+  const fees = (result.players || []).some((p) => p.fee);
+  const columns = [_("Player"), _("Water"), _("Coins")].concat(
+    penalties ? [_("Penalty")] : [],
+    fees ? [_("Table fee")] : [],
+    [_("Total")],
+  );
   columns.forEach((t) => head.append(el("th", "", t)));
   players.append(head);
   (result.players || [])
@@ -97,10 +104,20 @@ export function renderSettlement(ctx) {
       tr.append(el("td", "number", signed(p.water)));
       tr.append(el("td", "number", signed(p.coins)));
       if (penalties) tr.append(el("td", "number", p.penalty ? "-" + number(p.penalty) : "—"));
-      const total = el("td", "number delta " + (p.delta >= 0 ? "plus" : "minus"), signed(p.delta));
+      if (fees) {
+        const fee = el("td", "number", p.fee ? "-" + number(p.fee) : "—");
+        fee.setAttribute("data-testid", "settlement-fee");
+        fee.dataset.position = p.position;
+        fee.dataset.fee = String(p.fee || 0);
+        tr.append(fee);
+      }
+      // The total is what the wallet moved; data-delta stays the round's delta.
+      const net = p.delta - (p.fee || 0);
+      const total = el("td", "number delta " + (net >= 0 ? "plus" : "minus"), signed(net));
       total.setAttribute("data-testid", "settlement-delta");
       total.dataset.position = p.position;
       total.dataset.delta = String(p.delta);
+      total.dataset.net = String(net);
       tr.append(total);
       players.append(tr);
       if (showHands) {
@@ -113,6 +130,9 @@ export function renderSettlement(ctx) {
       }
     });
   body.append(players);
+  if (fees) {
+    body.append(el("p", "fee-line", fmt(_("Table fee: %(percent)s of the winnings, to the house."), { percent: result.fee_percent + "%" })));
+  }
 
   if (result.home_run !== null && result.home_run !== undefined) {
     body.append(el("p", "home-run-line", fmt(_("%(name)s hit a home run (全垒打)!"), { name: who(result.home_run) })));
@@ -182,6 +202,9 @@ export function renderSettlement(ctx) {
       const to = t.to === "house" || byId[t.to] === undefined ? _("the house") : who(t.to);
       const kind = TRANSFER_KINDS[t.kind] || "";
       moves.append(el("p", "", who(t.from) + " → " + to + ": " + number(t.coins) + (kind ? " (" + kind + ")" : "")));
+    });
+    (result.players || []).forEach((p) => {
+      if (p.fee) moves.append(el("p", "", who(p.id) + " → " + _("the house") + ": " + number(p.fee) + " (" + _("table fee") + ")"));
     });
     body.append(moves);
   }
