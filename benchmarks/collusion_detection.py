@@ -49,6 +49,7 @@ from multiprocessing import Pool
 
 import numpy as np
 
+from benchmarks.host_probes import host_speed_ms
 from games.rules.arrange import Hand
 from games.rules.cards import ALL_CARDS, Card
 from games.rules.config import DEFAULT_CONFIG
@@ -375,7 +376,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "  flagged honest players by level: "
             + ", ".join(f"{k} {v}" for k, v in sorted(levels.items()))
         )
-    print(f"\n{time.perf_counter() - start:.1f} s with {args.workers} workers")
+    print(
+        f"\n{time.perf_counter() - start:.1f} s with {args.workers} workers "
+        f"(host speed {host_speed_ms():.0f} ms: benchmarks.host_probes)"
+    )
     return 0
 
 
