@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 import pytest
 
-from games.rules.arrange import Hand, arrange, rank_of
-from games.rules.cards import ALL_CARDS, Card
+from benchmarks.collusion_detection import play
+from games.rules.arrange import arrange, rank_of
+from games.rules.cards import Card
 from games.rules.config import DEFAULT_CONFIG
 from games.rules.dumping import (
     NOT_ARRANGED,
@@ -22,7 +22,6 @@ from games.rules.dumping import (
     threshold_for,
 )
 from games.rules.errors import RulesError
-from games.rules.expected_water import water_model
 from games.rules.scoring import Arranged, Seat
 
 CONFIG = DEFAULT_CONFIG
@@ -35,11 +34,8 @@ def deal(seed: int, players: int) -> list[tuple[Card, ...]]:
 
 
 def worst(cards: tuple[Card, ...], opponents: int) -> Arranged:
-    hand = Hand([c.index for c in cards], CONFIG.a2345)
-    splits = np.flatnonzero(hand.valid)
-    values, _ = water_model(CONFIG, opponents).split_values(hand, *hand.rows_of(splits))
-    f, m, b = hand.split_cards(int(splits[int(np.argmin(values))]))
-    return Arranged(*(tuple(ALL_CARDS[i] for i in row) for row in (f, m, b)))
+    """The foul-free split of the lowest expected water: the worst-arrangement dumper's."""
+    return play(cards, "worst", opponents, random.Random(0), 1)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -117,8 +113,6 @@ def test_rings_join_pairs_that_share_an_account() -> None:
 
 
 def test_the_best_split_of_losing_hand_types_is_a_careful_loss() -> None:
-    from benchmarks.collusion_detection import play
-
     signs = []
     for seed in range(12):
         mine, theirs = deal(100 + seed, 2)
