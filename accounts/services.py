@@ -258,13 +258,16 @@ def user_signup(
     """
     username_check(username=username, lock=True)
     economy = economy_settings()
+    address = ""
     if ip_address is not None:
+        address = network_address(ip_address)
         signup_quota_take(
-            address=network_address(ip_address),
-            day=utc_day(now),
-            limit=economy.signups_per_address_per_day,
+            address=address, day=utc_day(now), limit=economy.signups_per_address_per_day
         )
-    user = User.objects.create_user(username=username, email=email, password=password)
+    # The address is kept for the collusion report (two accounts from one address).
+    user = User.objects.create_user(
+        username=username, email=email, password=password, signup_address=address
+    )
     wallet_get_or_create(user=user)
     grant = economy.effective_signup_grant
     if grant > 0:
