@@ -10,7 +10,7 @@ freeze and unfreeze is a `TransferFreeze` row: who, when, why.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -172,3 +172,31 @@ def transfers_unfreeze(
     return TransferFreeze.objects.create(
         user=locked, action=TransferFreeze.Action.UNFREEZE, by=staff, at=now, note=text, flag=flag
     )
+
+
+# "Scan now": the admin asks the worker, or runs the scan itself when no worker answers. The
+# scan reads the played rounds (games.history.collusion), which this app may not import: the
+# games app registers it (GamesConfig.ready).
+SCAN_TASK = "accounts.tasks.collusion_scan"
+_scans: list[Callable[[], int]] = []
+
+
+def collusion_scan_register(scan: Callable[[], int]) -> None:
+    """Have `collusion_scan_request` run ``scan()`` when no worker answers (once)."""
+    if scan not in _scans:
+        _scans.append(scan)
+
+
+def collusion_scan_request() -> int | None:
+    """Run the collusion scan now: queued for a Celery worker when one answers a ping (None),
+    else run here and the number of pairs flagged returned."""
+    from shisanshui.celery import app  # noqa: PLC0415 - the worker's app, only when asked
+
+    try:
+        workers = app.control.ping(timeout=0.5)
+    except Exception:  # noqa: BLE001 - no broker is no worker: run it here
+        workers = []
+    if workers:
+        app.send_task(SCAN_TASK)
+        return None
+    return sum(scan() for scan in _scans)

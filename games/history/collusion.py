@@ -468,3 +468,8 @@ def rings_name() -> int:
     for _pk, loser, _winner, _ring in open_flags:
         sizes[name[loser]] += 1
     return sum(1 for n in sizes.values() if n > 1)
+
+
+def collusion_scan_flagged() -> int:
+    """The scan now (the admin's "Scan now" without a worker): the pairs flagged."""
+    return collusion_scan().flagged
