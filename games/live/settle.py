@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.db import connection
 
 from accounts.ledger import account_system_get_or_create, ledger_post
-from accounts.models import Account, AccountKind, TransactionKind
+from accounts.models import Account, AccountKind, TransactionKind, User
 from games.live.store import ENTRY_MINIMUM, aware, for_update
 from games.models import Round, RoundPlayer, Table
 from games.rules.cards import format_cards
@@ -131,7 +131,8 @@ def send_away_the_broke(
 ) -> Transition:
     """After a settlement, every person left with fewer coins than the room's entry minimum
     goes back to the room list (a ``left`` event with reason ``insufficient_coins``, the
-    minimum and the balance), so that nobody plays on without covering their losses. Bots are
+    minimum and the balance), so that nobody plays on without covering their losses; and every
+    person whose transfers support froze pending review (reason ``transfers_frozen``). Bots are
     funded by the house before they press Ready (``games.live.bots``). The wallets were locked for
     the settlement; ``balances`` are the round's players' after it (the others are read)."""
     minimum = getattr(table, ENTRY_MINIMUM, None)
@@ -143,8 +144,19 @@ def send_away_the_broke(
     others = [int(s.player) for s in people if int(s.player) not in balances]
     if others:
         balances = {**balances, **{u: a.balance for u, a in wallets_of(others, lock=False).items()}}
+    frozen = set(
+        User.objects.filter(
+            pk__in=[int(s.player) for s in people], transfers_frozen_at__isnull=False
+        ).values_list("pk", flat=True)
+    )
     events: list[Event] = []
     for seat in people:
+        if int(seat.player) in frozen:
+            sent = machine.dismiss(
+                state, position=seat.position, reason="transfers_frozen", now=now
+            )
+            state, events = sent.state, events + list(sent.events)
+            continue
         balance = balances[int(seat.player)]
         if balance >= minimum:
             continue
