@@ -105,7 +105,9 @@ def table_ready(*, user: User, room: Room) -> Transition:
     balance = locked_balance(user.pk) if found is None else found  # None: read one step at a time
     minimum = room.entry_minimum  # fixed when the room opened
 
-    frozen = transfers_frozen(user)
+    frozen = getattr(table, store.WALLET_FROZEN, None)
+    if frozen is None:  # read one step at a time
+        frozen = transfers_frozen(user)
 
     def ready(state: TableState, *, position: int, now: float) -> Transition:
         # Refused only once the player is known to sit here (``not_at_table`` comes first).
@@ -362,7 +364,9 @@ def _apply_command(
         settled = settle_round(
             table=table, compared=compared, state=state, now=now, wallets=wallets
         )
-        after = send_away_the_broke(table=table, state=state, now=now, balances=settled)
+        after = send_away_the_broke(
+            table=table, state=state, now=now, balances=settled, wallets=wallets
+        )
         state, events = after.state, events + list(after.events)
     transition = Transition(state, tuple(events))
 
