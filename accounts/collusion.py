@@ -187,16 +187,20 @@ def collusion_scan_register(scan: Callable[[], int]) -> None:
         _scans.append(scan)
 
 
-def collusion_scan_request() -> int | None:
-    """Run the collusion scan now: queued for a Celery worker when one answers a ping (None),
-    else run here and the number of pairs flagged returned."""
-    from shisanshui.celery import app  # noqa: PLC0415 - the worker's app, only when asked
+def _worker_answers() -> bool:
+    """Whether a Celery worker answers (/healthz's check: a broadcast ping, its answer cached
+    for a few seconds)."""
+    from shisanshui.health import OK, check_celery  # noqa: PLC0415 - only when asked
 
-    try:
-        workers = app.control.ping(timeout=0.5)
-    except Exception:  # noqa: BLE001 - no broker is no worker: run it here
-        workers = []
-    if workers:
+    return check_celery() == OK
+
+
+def collusion_scan_request() -> int | None:
+    """Run the collusion scan now: queued for a Celery worker when one answers (None), else
+    run here and the number of pairs flagged returned."""
+    if _worker_answers():
+        from shisanshui.celery import app  # noqa: PLC0415 - the worker's app, only when asked
+
         app.send_task(SCAN_TASK)
         return None
     return sum(scan() for scan in _scans)

@@ -116,6 +116,7 @@ def test_scan_now_runs_the_scan_once_a_minute_per_staff_member(
     other, _other = _staff("helpdesk2", ECONOMY_ADMIN)
     runs: list[int] = []
     monkeypatch.setattr(accounts_collusion, "_scans", [lambda: runs.append(1) or 2])
+    monkeypatch.setattr(accounts_collusion, "_worker_answers", lambda: False)
     url = reverse("admin:accounts_collusionflag_scan")
 
     assert client.get(url).status_code == 405  # a POST only
@@ -133,6 +134,21 @@ def test_scan_now_runs_the_scan_once_a_minute_per_staff_member(
     csrf.force_login(_other)
     assert csrf.post(url).status_code == 403
     assert len(runs) == 2
+
+
+def test_scan_now_queues_the_task_when_a_worker_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from shisanshui.celery import app
+
+    client, _user = _staff("helpdesk", SUPPORT)
+    sent: list[str] = []
+    monkeypatch.setattr(accounts_collusion, "_worker_answers", lambda: True)
+    monkeypatch.setattr(accounts_collusion, "_scans", [lambda: pytest.fail("ran here")])
+    monkeypatch.setattr(app, "send_task", lambda name, *a, **k: sent.append(name))
+
+    page = client.post(reverse("admin:accounts_collusionflag_scan"), follow=True)
+
+    assert "The scan is running" in page.content.decode()
+    assert sent == ["accounts.tasks.collusion_scan"]
 
 
 def test_support_freezes_and_unfreezes_with_a_note_and_it_is_kept(
