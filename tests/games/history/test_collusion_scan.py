@@ -229,3 +229,14 @@ def test_a_round_the_engine_cannot_read_is_marked_read_without_quality(caplog) -
     assert not RoundPlayer.objects.filter(quality__isnull=False).exists()
     assert "cannot be judged" in caplog.text
     assert collusion.collusion_scan().flagged == 0
+
+
+def test_the_sign_up_keeps_its_address_for_the_report() -> None:
+    from accounts.services import user_signup
+
+    v6 = user_signup(username="addr6", password=None, ip_address="2001:db8:1:2:3:4:5:6")
+    v4 = user_signup(username="addr4", password=None, ip_address="203.0.113.7")
+    none = user_signup(username="addrnone", password=None)
+
+    assert (v6.signup_address, v4.signup_address) == ("2001:db8:1:2::/64", "203.0.113.7")
+    assert none.signup_address == ""
