@@ -41,6 +41,7 @@ from accounts.forms import (
     TransactionReversalForm,
     WalletAdjustmentForm,
 )
+from accounts.freeze_admin import TransferFreezeAdminMixin
 from accounts.models import (
     Account,
     AccountKind,
@@ -84,7 +85,7 @@ def _email_change_notify(user: User, old_email: str, request: HttpRequest) -> No
 
 
 @admin.register(User)
-class PlayerUserAdmin(UserAdmin):
+class PlayerUserAdmin(TransferFreezeAdminMixin, UserAdmin):
     """Django's user admin, with a link to the user's wallet, where nobody sets another
     account's password: superusers included, a staff member sets only their own. Otherwise a
     superuser could set a player's password, log in as the player and open the table of a
@@ -97,6 +98,10 @@ class PlayerUserAdmin(UserAdmin):
     user still sets its first password: a new account has no hand, coins or history of
     anybody's. A name added or renamed to is refused as at sign-up when it looks like another
     account's name or holds an invisible character (`accounts.forms`).
+
+    Staff with `accounts.freeze_transfers` (support, economy administrators) freeze a player's
+    transfers pending a collusion review, and unfreeze them, with a note
+    (`accounts.freeze_admin`).
     """
 
     form = LookAlikeCheckedChangeForm
@@ -105,12 +110,24 @@ class PlayerUserAdmin(UserAdmin):
 
     list_display = (*UserAdmin.list_display, "is_bot")
     list_filter = (*UserAdmin.list_filter, "is_bot")
-    readonly_fields = ("wallet_link", "is_bot")
+    readonly_fields = (
+        "wallet_link",
+        "is_bot",
+        "transfers_state",
+        "freeze_history",
+        "signup_address",
+    )
     fieldsets = (
         *(UserAdmin.fieldsets or ()),
-        (_("Coins"), {"fields": ("wallet_link",)}),
+        (
+            _("Coins"),
+            {"fields": ("wallet_link", "transfers_state", "freeze_history", "signup_address")},
+        ),
         (_("Bot"), {"fields": ("is_bot",)}),
     )
+
+    def get_urls(self) -> list[URLPattern]:
+        return [*self.freeze_urls(), *super().get_urls()]
 
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any

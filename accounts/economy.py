@@ -20,6 +20,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from accounts.collusion import FROZEN_MESSAGE, transfers_frozen
 from accounts.errors import ClaimRefused
 from accounts.mint import mint_budget_refusal, utc_day
 from accounts.models import (
@@ -112,6 +113,8 @@ def daily_bonus_refusal(
     """Why the player may not claim today's bonus, or None if they may."""
     if user.is_bot:
         return ClaimRefused("bot", _("Bots do not claim coins."))
+    if transfers_frozen(user):
+        return ClaimRefused("transfers_frozen", FROZEN_MESSAGE)
     if economy.daily_bonus <= 0:
         return ClaimRefused("daily_bonus_off", _("There is no daily bonus at the moment."))
     key = daily_bonus_key(user=user, day=utc_day(now))
@@ -139,6 +142,8 @@ def relief_refusal(
     the player's reliefs today, if the caller has counted them already)."""
     if user.is_bot:
         return ClaimRefused("bot", _("Bots do not claim coins."))
+    if transfers_frozen(user):
+        return ClaimRefused("transfers_frozen", FROZEN_MESSAGE)
     if economy.relief_amount <= 0 or economy.relief_per_day <= 0:
         return ClaimRefused("relief_off", _("There is no relief grant at the moment."))
     balance = wallet_balance(user=user)

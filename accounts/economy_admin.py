@@ -9,24 +9,29 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
-from django.utils.html import format_html
-from django.utils.translation import gettext
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from accounts.admin_base import LedgerModelAdmin
-from accounts.collusion import collusion_flag_review
+from accounts.collusion import collusion_flag_review, collusion_scan_request
+from accounts.collusion_graph import Arrow, Node, ring_svg
 from accounts.economy import economy_settings
 from accounts.errors import EconomyChangeRefused
+from accounts.freeze_admin import freeze_link
 from accounts.mint import REPORT_DAYS, mint_report
 from accounts.models import (
     ECONOMY_GUARDED_FIELDS,
     Account,
     AccountKind,
     CollusionFlag,
+    CollusionReason,
+    CollusionStatus,
     EconomyChange,
     EconomySettings,
     MintDay,
@@ -41,6 +46,9 @@ from accounts.services import (
     economy_settings_get_or_create,
 )
 from shisanshui.admin_ids import CheckedHistoryIds
+from shisanshui.ratelimit import rate_limit_hit
+
+COLLUSION_SCAN_RATE = "admin.collusion_scan"  # settings.RATE_LIMITS
 
 
 class EconomySettingsForm(forms.ModelForm):  # type: ignore[type-arg]
@@ -313,13 +321,17 @@ class CollusionFlagAdmin(admin.ModelAdmin):
     """The collusion report: written by the hourly scan (games.history.collusion), reviewed by
     support, who may change only the status and the note (recorded with their name)."""
 
+    change_list_template = "admin/accounts/collusionflag/change_list.html"
     list_display = (
         "id",
         "loser",
         "winner",
+        "score_display",
         "shared_rounds",
         "flow",
         "share_percent",
+        "reasons_display",
+        "ring",
         "last_round_at",
         "status",
         "reviewer",
@@ -329,7 +341,7 @@ class CollusionFlagAdmin(admin.ModelAdmin):
     list_filter = ("status", "updated_at")
     list_select_related = ("loser", "winner", "reviewer")
     search_fields = ("loser__username", "winner__username", "note")
-    ordering = ("status", "-flow")
+    ordering = ("status", "-score", "-flow")
     fieldsets = (
         (
             _("Pair"),
@@ -337,6 +349,9 @@ class CollusionFlagAdmin(admin.ModelAdmin):
                 "fields": (
                     "loser",
                     "winner",
+                    "reasons_display",
+                    "score_display",
+                    "water_given",
                     "shared_rounds",
                     "flow",
                     "losses",
@@ -348,12 +363,27 @@ class CollusionFlagAdmin(admin.ModelAdmin):
                 )
             },
         ),
-        (_("Evidence"), {"fields": ("rounds_link", "loser_entries_link", "winner_entries_link")}),
+        (
+            _("Evidence"),
+            {
+                "fields": (
+                    "evidence_table",
+                    "ring_graph",
+                    "freeze_links",
+                    "rounds_link",
+                    "loser_entries_link",
+                    "winner_entries_link",
+                )
+            },
+        ),
         (_("Review"), {"fields": ("status", "note", "reviewer", "reviewed_at")}),
     )
     readonly_fields = (
         "loser",
         "winner",
+        "reasons_display",
+        "score_display",
+        "water_given",
         "shared_rounds",
         "flow",
         "losses",
@@ -362,12 +392,202 @@ class CollusionFlagAdmin(admin.ModelAdmin):
         "last_round_at",
         "flagged_at",
         "updated_at",
+        "evidence_table",
+        "ring_graph",
+        "freeze_links",
         "rounds_link",
         "loser_entries_link",
         "winner_entries_link",
         "reviewer",
         "reviewed_at",
     )
+
+    def get_urls(self) -> list[URLPattern]:
+        scan = path(
+            "scan/",
+            self.admin_site.admin_view(self.scan_view),
+            name="accounts_collusionflag_scan",
+        )
+        return [scan, *super().get_urls()]
+
+    def scan_view(self, request: HttpRequest) -> HttpResponse:
+        """Scan now (POST, CSRF-checked by the admin view): queued for the worker, or run here
+        when none answers; at most once a minute per staff member (`admin.collusion_scan`)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        back = HttpResponseRedirect(reverse("admin:accounts_collusionflag_changelist"))
+        limited = rate_limit_hit(COLLUSION_SCAN_RATE, request.user.pk)
+        if limited is not None:
+            self.message_user(
+                request,
+                gettext("A scan was asked for a moment ago: try again in %(seconds)s s.")
+                % {"seconds": limited.retry_after},
+                messages.ERROR,
+            )
+            return back
+        flagged = collusion_scan_request()
+        if flagged is None:
+            message = gettext("The scan is running; reload this page in a minute.")
+        else:
+            message = ngettext(
+                "The scan ran: %(count)d pair is flagged.",
+                "The scan ran: %(count)d pairs are flagged.",
+                flagged,
+            ) % {"count": flagged}
+        self.message_user(request, message, messages.SUCCESS)
+        return back
+
+    @admin.display(description=_("Evidence"), ordering="score")
+    def score_display(self, flag: CollusionFlag) -> str:
+        if not flag.threshold:
+            return "-"
+        return gettext("%(score)s of %(threshold)s needed") % {
+            "score": f"{flag.score:.1f}",
+            "threshold": f"{flag.threshold:.1f}",
+        }
+
+    @admin.display(description=_("Reasons"))
+    def reasons_display(self, flag: CollusionFlag) -> str:
+        labels = dict(CollusionReason.choices)
+        return ", ".join(str(labels.get(r, r)) for r in flag.reasons) or "-"
+
+    @admin.display(description=_("Rounds of the evidence"))
+    def evidence_table(self, flag: CollusionFlag) -> str:
+        if not flag.evidence:
+            return gettext("No round of deliberate play: flagged by its coin volume alone.")
+        head = format_html(
+            "<thead><tr>{}</tr></thead>",
+            format_html_join(
+                "",
+                '<th scope="col">{}</th>',
+                (
+                    (gettext(h),)
+                    for h in (
+                        "Round",
+                        "Settled",
+                        "Room",
+                        "Play of the losing player",
+                        "Expected water given away",
+                        "Water given to the winner",
+                        "Coins to the winner",
+                    )
+                ),
+            ),
+        )
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    _round_link(row),
+                    str(row.get("settled_at", ""))[:19].replace("T", " "),
+                    row.get("room", ""),
+                    sign_words(str(row.get("sign", "")), float(row.get("better_share", 0.0))),
+                    f"{float(row.get('regret', 0.0)):.1f}",
+                    row.get("given", 0),
+                    f"{int(row.get('coins', 0)):,}",
+                )
+                for row in flag.evidence
+            ),
+        )
+        total = format_html(
+            '<tfoot><tr><th scope="row" colspan="5">{}</th><td>{}</td><td>{}</td></tr></tfoot>',
+            gettext("In all"),
+            flag.water_given,
+            f"{sum(int(r.get('coins', 0)) for r in flag.evidence):,}",
+        )
+        return format_html(
+            '<table class="collusion-evidence"><caption>{}</caption>{}<tbody>{}</tbody>{}</table>',
+            gettext("The rounds that reached the evidence, in the order played"),
+            head,
+            rows,
+            total,
+        )
+
+    @admin.display(description=_("Flow graph of the ring"))
+    def ring_graph(self, flag: CollusionFlag) -> str:
+        """The flags linked to this one through shared accounts (its ring, named by the scan;
+        this flag alone when it has none): a drawing, and the same as a table."""
+        flags = [flag]
+        if flag.ring is not None:
+            flags = list(
+                CollusionFlag.objects.filter(ring=flag.ring)
+                .select_related("loser", "winner")
+                .order_by("pk")
+            )
+            if flag.pk not in {f.pk for f in flags}:
+                flags.append(flag)
+        users: dict[int, User] = {}
+        for f in flags:
+            users[f.loser_id], users[f.winner_id] = f.loser, f.winner
+        nodes = [
+            Node(
+                u.pk,
+                u.get_username(),
+                frozen=u.transfers_frozen,
+                current=u.pk in (flag.loser_id, flag.winner_id),
+            )
+            for u in sorted(users.values(), key=lambda u: u.pk)
+        ]
+        arrows = [
+            Arrow(
+                f.loser_id,
+                f.winner_id,
+                coins=f.flow,
+                water=f.water_given,
+                rounds=len(f.evidence) or f.shared_rounds,
+                current=f.pk == flag.pk,
+                open=f.status == CollusionStatus.OPEN,
+            )
+            for f in flags
+        ]
+        title = ngettext(
+            "Ring of %(count)d account: who lost to whom",
+            "Ring of %(count)d accounts: who lost to whom",
+            len(nodes),
+        ) % {"count": len(nodes)}
+        svg = ring_svg(nodes, arrows, title=title)
+        table = format_html(
+            '<table class="collusion-ring-table"><caption>{}</caption><thead><tr>'
+            '<th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th>'
+            '<th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th>'
+            "</tr></thead><tbody>{}</tbody></table>",
+            title,
+            gettext("Losing player"),
+            gettext("Winning player"),
+            gettext("Coins"),
+            gettext("Water given away"),
+            gettext("Rounds"),
+            gettext("Status"),
+            format_html_join(
+                "",
+                '<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><a href="{}">{}</a>'
+                "</td></tr>",
+                (
+                    (
+                        f.loser,
+                        f.winner,
+                        f"{f.flow:,}",
+                        f.water_given,
+                        len(f.evidence) or f.shared_rounds,
+                        reverse("admin:accounts_collusionflag_change", args=[f.pk]),
+                        f.get_status_display(),
+                    )
+                    for f in flags
+                ),
+            ),
+        )
+        return format_html('<div class="collusion-ring">{}{}</div>', svg, table)
+
+    @admin.display(description=_("Transfers"))
+    def freeze_links(self, flag: CollusionFlag) -> str:
+        return format_html_join(
+            mark_safe("<br>"),
+            "{}",
+            ((freeze_link(u, flag=flag),) for u in (flag.loser, flag.winner)),
+        )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -409,3 +629,28 @@ class CollusionFlagAdmin(admin.ModelAdmin):
             note=form.cleaned_data.get("note", ""),
             reviewer=request.user,
         )
+
+
+SIGN_WORDS = {
+    "worst": _("worst 1 %% of arrangements (%(share)s of the splits are better)"),
+    "careful_loss": _("careful loss: the best split of a losing shape"),
+    "weak": _("weak: among the worst 10 %% (%(share)s of the splits are better)"),
+    "none": _("no sign"),
+}
+
+
+def sign_words(sign: str, better_share: float) -> str:
+    """A sign of games.rules.dumping in words."""
+    words = SIGN_WORDS.get(sign)
+    if words is None:
+        return sign
+    return str(words) % {"share": f"{better_share:.1%}"}
+
+
+def _round_link(row: dict[str, Any]) -> str:
+    round_id = row.get("round")
+    if not isinstance(round_id, int):
+        return "-"
+    return format_html(
+        '<a href="{}">#{}</a>', reverse("admin:games_round_change", args=[round_id]), round_id
+    )

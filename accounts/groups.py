@@ -31,6 +31,9 @@ GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "accounts.view_signupquota",
         "accounts.view_collusionflag",
         "accounts.change_collusionflag",
+        # ... and freezes a suspect's transfers pending review (with a note).
+        "accounts.freeze_transfers",
+        "accounts.view_transferfreeze",
         "games.view_ruleconfiguration",
         "games.view_specialhandsetting",
         "games.view_round",
@@ -48,6 +51,8 @@ GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "accounts.change_economychange",
         "accounts.view_signupquota",
         "accounts.view_collusionflag",
+        "accounts.freeze_transfers",
+        "accounts.view_transferfreeze",
     ),
     # Edits the rule configurations (games migration 0005 grants the same); views the economy
     # settings. Every economy setting is what the mint pays or a protection, so changing one is

@@ -36,6 +36,12 @@ class User(AbstractUser):
     ``name_key``: what the username looks like (``accounts.names.name_key``, the UTS #39
     skeleton), written on every save; sign-up and the admin refuse a name whose key another
     account has (``accounts.services.username_refusal``).
+    ``signup_address``: the address the account signed up from (``accounts.economy
+    .network_address``; blank for accounts made before it was kept, or not through the sign-up
+    page): the collusion report weighs two accounts from one address.
+    ``transfers_frozen_*``: support froze the account's transfers pending a collusion review
+    (``accounts.collusion.transfers_freeze``): it takes no seat and claims no grant until
+    unfrozen. Every freeze and unfreeze is kept in :class:`TransferFreeze`.
     """
 
     is_bot = models.BooleanField(
@@ -61,10 +67,34 @@ class User(AbstractUser):
         help_text=_("The user name's Unicode skeleton: look-alike names share it."),
     )
 
+    signup_address = models.CharField(
+        _("sign-up address"), max_length=64, blank=True, default="", editable=False
+    )
+    transfers_frozen_at = models.DateTimeField(
+        _("transfers frozen at"), null=True, blank=True, editable=False
+    )
+    transfers_frozen_by = models.ForeignKey(
+        "self",
+        verbose_name=_("transfers frozen by"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
+    transfers_frozen_note = models.TextField(
+        _("why the transfers are frozen"), blank=True, default="", editable=False
+    )
+
     class Meta(AbstractUser.Meta):
         permissions = [
             ("send_password_reset", _("Can send a user a password reset link")),
+            ("freeze_transfers", _("Can freeze a player's transfers pending review")),
         ]
+
+    @property
+    def transfers_frozen(self) -> bool:
+        return self.transfers_frozen_at is not None
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         self.name_key = name_key(self.get_username() or "")
@@ -731,6 +761,61 @@ class MintDay(models.Model):
         return f"{self.day} {self.kind}: {self.minted}/{self.ceiling}"
 
 
+class TransferFreeze(models.Model):
+    """One staff action on a player's transfers: frozen pending review, or unfrozen; who, when
+    and why (the note is required). Written with the user's ``transfers_frozen_*`` fields by
+    ``accounts.collusion.transfers_freeze`` / ``transfers_unfreeze``; never changed after."""
+
+    class Action(models.TextChoices):
+        FREEZE = "freeze", _("frozen")
+        UNFREEZE = "unfreeze", _("unfrozen")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.PROTECT,
+        related_name="transfer_freezes",
+    )
+    action = models.CharField(_("action"), max_length=8, choices=Action.choices)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("by"), on_delete=models.PROTECT, related_name="+"
+    )
+    at = models.DateTimeField(_("at"), db_default=Now())
+    note = models.TextField(_("note"))
+    flag = models.ForeignKey(
+        "CollusionFlag",
+        verbose_name=_("collusion flag"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="freezes",
+    )
+
+    class Meta:
+        verbose_name = _("transfer freeze")
+        verbose_name_plural = _("transfer freezes")
+        ordering = ["-at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(action__in=["freeze", "unfreeze"]), name="transfer_freeze_action_known"
+            ),
+            models.CheckConstraint(condition=~Q(note=""), name="transfer_freeze_note_given"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.action} {self.at:%Y-%m-%d %H:%M}"
+
+
+class CollusionReason(models.TextChoices):
+    """Why a pair is flagged (``CollusionFlag.reasons``: one or more)."""
+
+    DELIBERATE_PLAY = "deliberate_play", _("deliberate play")
+    NEW_ACCOUNT = "new_account", _("new account")
+    SHARED_ADDRESS = "shared_address", _("shared address")
+    COIN_FLOW = "coin_flow", _("coin flow")
+    VOLUME = "volume", _("volume over the thresholds")
+
+
 class CollusionStatus(models.TextChoices):
     OPEN = "open", _("Open")
     REVIEWED = "reviewed", _("Reviewed")
@@ -743,8 +828,13 @@ class CollusionFlag(models.Model):
     Written by `games.history.collusion.collusion_scan` (hourly) and updated in place each time the
     pair is found again; the numbers describe the scan's window (the last `collusion_days`).
     `flow` is the net coins from loser to winner in their shared settled rounds, `losses` all
-    the coins the loser paid in those rounds, `share_percent` = flow / losses. Support sets
-    `status` and `note`; a scan never changes them.
+    the coins the loser paid in those rounds, `share_percent` = flow / losses. The play's
+    evidence (`games.rules.dumping.pair_verdict`): `score` against `threshold`, `water_given`
+    and `evidence`, one row per round of the run that reached the score (round id, settled_at,
+    room, sign, better_share, regret, water given to the winner, coins loser -> winner);
+    `reasons` lists `CollusionReason` values; `ring` names the group of open flags linked
+    through shared accounts. Support sets `status` and `note`; a scan never
+    changes them.
     """
 
     loser = models.ForeignKey(
@@ -765,6 +855,14 @@ class CollusionFlag(models.Model):
     share_percent = models.DecimalField(_("share of losses (%)"), max_digits=5, decimal_places=1)
     first_round_at = models.DateTimeField(_("first shared round"))
     last_round_at = models.DateTimeField(_("last shared round"))
+    score = models.FloatField(_("evidence of deliberate play"), default=0.0)
+    threshold = models.FloatField(_("evidence needed"), default=0.0)
+    water_given = models.IntegerField(_("water given away"), default=0)
+    evidence = models.JSONField(_("evidence rounds"), default=list, blank=True)
+    reasons = models.JSONField(_("reasons"), default=list, blank=True)
+    # The group of open flags this one is linked to through shared accounts
+    # (`games.rules.dumping.rings`), named by the group's smallest user id; set by the scan.
+    ring = models.BigIntegerField(_("ring"), null=True, blank=True, db_index=True)
     status = models.CharField(
         _("status"),
         max_length=16,

@@ -267,11 +267,11 @@ def user_signup(
     """
     username_check(username=username, lock=True)
     economy = economy_settings()
+    address = ""
     if ip_address is not None:
+        address = network_address(ip_address)
         signup_quota_take(
-            address=network_address(ip_address),
-            day=utc_day(now),
-            limit=economy.signups_per_address_per_day,
+            address=address, day=utc_day(now), limit=economy.signups_per_address_per_day
         )
     grant = economy.effective_signup_grant
     if grant > 0:
@@ -279,7 +279,10 @@ def user_signup(
             mint_budget_take(kind=MintKind.SIGNUP, amount=grant, economy=economy, now=now)
         except MintBudgetExhausted as refused:
             raise SignupRefused("mint_ceiling", refused.message) from refused
-    user = User.objects.create_user(username=username, email=email, password=password)
+    # The address is kept for the collusion report (two accounts from one address).
+    user = User.objects.create_user(
+        username=username, email=email, password=password, signup_address=address
+    )
     wallet_get_or_create(user=user)
     if grant > 0:
         wallet_grant(

@@ -11,6 +11,7 @@ import math
 
 from django.conf import settings
 
+from accounts.collusion import transfers_frozen
 from accounts.models import User
 from accounts.selectors import wallet_balance
 from games.models import RuleConfiguration
@@ -30,6 +31,7 @@ from lobby.errors import (
     NoVariantRules,
     TooManyRooms,
     TooManySeats,
+    TransfersFrozen,
     coins,
 )
 from lobby.models import MAX_BASE_SCORE, NAME_MAX_LENGTH, SEAT_COUNTS, BotLevel, Room, RoomStatus
@@ -185,13 +187,21 @@ def checked_table_terms(
     *, owner: User, rules: RuleConfiguration, base_score: int, seats: int
 ) -> int:
     """A table the owner may open and sit at with these rules: its rules are valid and seat
-    that many, the owner is seated nowhere and holds the entry minimum (returned)."""
+    that many, the owner's transfers are not frozen, it is seated nowhere and holds the entry
+    minimum (returned)."""
     config = engine_config(rules)
     check_seats_fit(rules=rules, config=config, seats=seats)
     needed = config_entry_minimum(config, base_score=base_score)
+    check_not_frozen(user=owner)
     check_not_seated(user=owner)
     check_can_afford(user=owner, needed=needed)
     return needed
+
+
+def check_not_frozen(*, user: User) -> None:
+    """A player whose transfers support froze pending review takes no seat (bots never are)."""
+    if transfers_frozen(user):
+        raise TransfersFrozen()
 
 
 def check_not_seated(*, user: User) -> None:

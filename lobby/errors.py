@@ -119,6 +119,17 @@ class NotRoomOwner(LobbyError):
     template = _("Only the room's owner can close it.")
 
 
+class TransfersFrozen(LobbyError):
+    """Support froze the player's transfers pending a collusion review (accounts.collusion)."""
+
+    code = "transfers_frozen"
+    status = 403
+    template = _(
+        "Your account's transfers are frozen pending a review by support: you cannot take a "
+        "seat until the review is over. Contact support if you think this is a mistake."
+    )
+
+
 class InsufficientCoins(LobbyError):
     code = "insufficient_coins"
     status = 403

@@ -17,6 +17,7 @@ from accounts.selectors import wallet_balance
 from games.models import RuleConfiguration
 from lobby.checks import (
     check_can_open,
+    check_not_frozen,
     check_not_seated,
     check_seats_fit,
     checked_base_score,
@@ -98,6 +99,7 @@ def room_quick_join(
     config = engine_config(rules)
     check_seats_fit(rules=rules, config=config, seats=seats)
     needed = config_entry_minimum(config, base_score=base_score)
+    check_not_frozen(user=user)
     check_not_seated(user=user)
     balance = wallet_balance(user=user)
     if with_bots:
@@ -209,6 +211,7 @@ def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
     seated = seat_for_user(user=user)
     if seated is not None:
         return QuickPlay(seat=seated, seated_now=False, opened=False)
+    check_not_frozen(user=user)
     rules = rules_of(variant)  # before the rate is spent: a refusal spends nothing
     limited = rate_limit_hit(QUICK_PLAYS, user.pk)
     if limited is not None:

@@ -29,6 +29,7 @@ from lobby.checks import (
     check_can_afford,
     check_can_open,
     check_code_budget,
+    check_not_frozen,
     check_not_seated,
     checked_base_score,
     checked_bot_level,
@@ -162,9 +163,11 @@ def room_join(*, user: User, room_id: int, code: str = "") -> Seat:
     """Seat the player at the lowest free position of an open room.
 
     A private room needs its code (a wrong one counts against the player's code budget; over
-    it, `rate_limited`). Refused when the room is unknown, closed or full, when the player is
-    seated somewhere already, or holds less than the room's entry minimum.
+    it, `rate_limited`). Refused when the player's transfers are frozen (`transfers_frozen`),
+    when the room is unknown, closed or full, when the player is seated somewhere already, or
+    holds less than the room's entry minimum.
     """
+    check_not_frozen(user=user)
     room = Room.objects.select_for_update().filter(pk=room_id).first()
     if room is None:
         raise RoomNotFound()

@@ -9,10 +9,11 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 
+from accounts.collusion import transfers_frozen
 from accounts.models import User
 from games.live import services as table_services
 from games.models import DuplicateMatch, RuleConfiguration
-from lobby.errors import AlreadySeated, RoomFull
+from lobby.errors import AlreadySeated, RoomFull, TransfersFrozen
 from lobby.models import CODE_ALPHABET, CODE_LENGTH, BotLevel, Room, Seat
 from lobby.selectors import room_get, room_row, seat_for_user
 from shisanshui.publish import publish
@@ -35,7 +36,10 @@ def room_free_position(*, room: Room) -> int | None:
 def seat_take(*, room: Room, user: User, position: int) -> Seat:
     """Seat the player in the room and at its table (`table_sit`, same transaction): the room
     and its table move together. The unique constraints (one seat per player, one player per
-    seat position) turn a lost race into a clear refusal."""
+    seat position) turn a lost race into a clear refusal. A player whose transfers are frozen
+    is refused here too, whichever service seats it (`transfers_frozen`)."""
+    if not user.is_bot and transfers_frozen(user):
+        raise TransfersFrozen()
     room.empty_since = None  # saved with the room's next change (room_touch), if it was set
     try:
         with transaction.atomic():

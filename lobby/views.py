@@ -82,6 +82,10 @@ LEFT_MESSAGES: dict[str, Promise] = {
     "insufficient_coins": _lazy(
         "You no longer had the table's entry minimum, so the table sent you back to the room list."
     ),
+    "transfers_frozen": _lazy(
+        "Your account's transfers are frozen pending a review by support, so the table sent you "
+        "back to the room list after the round. You cannot take a seat until the review is over."
+    ),
 }
 
 

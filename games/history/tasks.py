@@ -1,6 +1,6 @@
-"""Celery tasks of the played rounds' reports, thin and run on the beat, never on request:
-the standings, and the collusion report. Running either twice, or late, only refreshes the
-same rows."""
+"""Celery tasks of the played rounds' reports, thin and run on the beat: the standings, and
+the collusion report (also on a staff member's "Scan now" in the admin, rate-limited there).
+Running either twice, or late, only refreshes the same rows."""
 
 from __future__ import annotations
 
@@ -16,8 +16,12 @@ def compute_standings() -> int:
 
 
 # The registered name is the one CELERY_BEAT_SCHEDULE and running workers know it by.
-@shared_task(name="accounts.tasks.collusion_scan", ignore_result=True)
+# The first scan after an upgrade judges the play of the whole window: more time than the
+# default limits give (the rounds are judged in committed chunks, so a cut-off scan resumes).
+@shared_task(
+    name="accounts.tasks.collusion_scan", ignore_result=True, soft_time_limit=600, time_limit=720
+)
 def collusion_scan() -> int:
-    """Look for pairs of players moving coins one way (games.history.collusion), hourly;
-    returns how many pairs are flagged."""
+    """Look for pairs of players one of whom loses to the other on purpose
+    (games.history.collusion), hourly; returns how many pairs are flagged."""
     return collusion.collusion_scan().flagged

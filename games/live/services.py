@@ -27,6 +27,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.dispatch import Signal
 
+from accounts.collusion import transfers_frozen
 from accounts.models import Account, User
 from games.live import sent_away, store
 from games.live.deal import deal_round
@@ -98,14 +99,24 @@ def table_ready(*, user: User, room: Room) -> Transition:
     Refused (``insufficient_coins``, with the minimum and the balance) when the player's wallet,
     read under its lock, holds less than the room's entry minimum: losses are capped by the
     balance and wins are not, so nobody may play a round without covering it (RULES.md §7.4).
+    Refused (``transfers_frozen``) when support froze the player's transfers pending review.
     """
     # The room, the table, then the wallet: the lock order.
     table, found = store.locked_rows(room=room, wallet_of=user.pk)
     balance = locked_balance(user.pk) if found is None else found  # None: read one step at a time
     minimum = room.entry_minimum  # fixed when the room opened
 
+    frozen = getattr(table, store.WALLET_FROZEN, None)
+    if frozen is None:  # read one step at a time
+        frozen = transfers_frozen(user)
+
     def ready(state: TableState, *, position: int, now: float) -> Transition:
         # Refused only once the player is known to sit here (``not_at_table`` comes first).
+        if frozen:
+            raise TableError(
+                "transfers_frozen",
+                "your account's transfers are frozen pending a review by support",
+            )
         if balance < minimum:
             raise TableError(
                 "insufficient_coins",
@@ -367,7 +378,9 @@ def _apply_command(
         )
         if settled.result is not None and settled.result is not state.result:
             state, events = _with_result(state, events, settled.result)
-        after = send_away_the_broke(table=table, state=state, now=now, balances=settled.balances)
+        after = send_away_the_broke(
+            table=table, state=state, now=now, balances=settled.balances, wallets=wallets
+        )
         state, events = after.state, events + list(after.events)
     transition = Transition(state, tuple(events))
 

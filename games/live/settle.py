@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from django.db import connection
+from django.db.models import Exists, OuterRef
 
 from accounts.ledger import account_system_get_or_create, ledger_post
 from accounts.models import (
@@ -23,6 +24,7 @@ from accounts.models import (
     AccountKind,
     EconomySettings,
     TransactionKind,
+    User,
 )
 from games.live.store import ENTRY_MINIMUM, aware, for_update
 from games.models import Round, RoundPlayer, Table
@@ -189,25 +191,53 @@ def fee_result(result: Json, fees: dict[int, int], *, percent: int) -> Json:
     }
 
 
+FROZEN = "owner_frozen"  # wallets_of's annotation
+
+
 def send_away_the_broke(
-    *, table: Table, state: TableState, now: float, balances: dict[int, int]
+    *,
+    table: Table,
+    state: TableState,
+    now: float,
+    balances: dict[int, int],
+    wallets: dict[int, Account] | None = None,
 ) -> Transition:
     """After a settlement, every person left with fewer coins than the room's entry minimum
     goes back to the room list (a ``left`` event with reason ``insufficient_coins``, the
-    minimum and the balance), so that nobody plays on without covering their losses. Bots are
+    minimum and the balance), so that nobody plays on without covering their losses; and every
+    person whose transfers support froze pending review (reason ``transfers_frozen``). Bots are
     funded by the house before they press Ready (``games.live.bots``). The wallets were locked for
-    the settlement; ``balances`` are the round's players' after it (the others are read)."""
+    the settlement; ``balances`` are the round's players' after it (the others are read), and
+    ``wallets`` (if given) say whose transfers are frozen (``wallets_of`` reads it with them)."""
     minimum = getattr(table, ENTRY_MINIMUM, None)
     if minimum is None:
         minimum = (
             Room.objects.filter(pk=table.room_id).values_list("entry_minimum", flat=True).get()
         )
     people = [s for s in state.seats if not s.bot]
+    frozen_of = {u: a.owner_frozen for u, a in (wallets or {}).items() if hasattr(a, FROZEN)}
     others = [int(s.player) for s in people if int(s.player) not in balances]
     if others:
-        balances = {**balances, **{u: a.balance for u, a in wallets_of(others, lock=False).items()}}
+        found = wallets_of(others, lock=False)
+        balances = {**balances, **{u: a.balance for u, a in found.items()}}
+        frozen_of.update({u: a.owner_frozen for u, a in found.items()})
+    unknown = [int(s.player) for s in people if int(s.player) not in frozen_of]
+    if unknown:
+        frozen_now = set(
+            User.objects.filter(pk__in=unknown, transfers_frozen_at__isnull=False).values_list(
+                "pk", flat=True
+            )
+        )
+        frozen_of.update({u: u in frozen_now for u in unknown})
+    frozen = {u for u, is_frozen in frozen_of.items() if is_frozen}
     events: list[Event] = []
     for seat in people:
+        if int(seat.player) in frozen:
+            sent = machine.dismiss(
+                state, position=seat.position, reason="transfers_frozen", now=now
+            )
+            state, events = sent.state, events + list(sent.events)
+            continue
         balance = balances[int(seat.player)]
         if balance >= minimum:
             continue
@@ -251,8 +281,18 @@ def locked_balance(user_id: int) -> int:
 
 
 def wallets_of(user_ids: list[int], *, lock: bool) -> dict[int, Account]:
-    """The players' wallets by user id, created if missing, locked in ascending id if asked."""
-    query = Account.objects.filter(user_id__in=user_ids, kind=AccountKind.WALLET).order_by("pk")
+    """The players' wallets by user id, created if missing, locked in ascending id if asked;
+    each with ``owner_frozen``: whether its owner's transfers are frozen."""
+    query = (
+        Account.objects.filter(user_id__in=user_ids, kind=AccountKind.WALLET)
+        .annotate(
+            # Whether support froze the owner's transfers: read with the wallet, no extra query.
+            owner_frozen=Exists(
+                User.objects.filter(pk=OuterRef("user_id"), transfers_frozen_at__isnull=False)
+            )
+        )
+        .order_by("pk")
+    )
     if lock:
         query = query.select_for_update()
     found = {a.user_id: a for a in query}

@@ -24,7 +24,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from accounts.models import Account, AccountKind
+from accounts.models import Account, AccountKind, User
 from games.models import Table, TableEvent
 from games.table.events import Event
 from games.table.state import TableState
@@ -35,6 +35,7 @@ _TABLE = Table._meta.db_table
 _EVENT = TableEvent._meta.db_table
 _ROOM = Room._meta.db_table
 _ACCOUNT = Account._meta.db_table
+_USER = User._meta.db_table
 
 
 def clock() -> float:
@@ -196,6 +197,8 @@ PARSED_STATE = "parsed_state"
 # The room's entry minimum (fixed when the room opened), read with the locks and kept on the
 # table object for the settlement's "who must leave" (``games.live.settle``).
 ENTRY_MINIMUM = "room_entry_minimum"
+# Whether the wallet's owner has its transfers frozen (read with the wallet by locked_rows).
+WALLET_FROZEN = "wallet_owner_frozen"
 
 # (No deadline: the state holds it, and a timestamptz costs a Python-level parse per read.)
 # The state only when this process does not hold that version of it already (``STATES``).
@@ -213,15 +216,19 @@ def locked(*, room: Room) -> Table:
 
 def locked_rows(*, room: Room, wallet_of: int | None) -> tuple[Table, int | None]:
     """One statement locks the room, its table and (``wallet_of``) that user's wallet, whose
-    balance it returns (None when it found no wallet). PostgreSQL locks a join's rows in the
-    order of its FROM list (the room, the table, the wallet), the order every service takes
-    them in, so merging the locks into one round trip adds no deadlock."""
+    balance it returns (None when it found no wallet); whether that user's transfers are
+    frozen comes in the same statement (the table's ``WALLET_FROZEN``). PostgreSQL locks a
+    join's rows in the order of its FROM list (the room, the table, the wallet), the order
+    every service takes them in, so merging the locks into one round trip adds no deadlock."""
     known = STATES.of_room(room.pk)
     wallet_join, wallet_column = "", ""
     params = held_params(known)
     if wallet_of is not None:
         wallet_join = f" JOIN {_ACCOUNT} a ON a.user_id = %s AND a.kind = %s"
-        wallet_column = ", a.balance"
+        wallet_column = (
+            ", a.balance, EXISTS (SELECT 1 FROM "
+            f"{_USER} u WHERE u.id = a.user_id AND u.transfers_frozen_at IS NOT NULL)"
+        )
         params += [wallet_of, AccountKind.WALLET.value]
     params.append(room.pk)
     with connection.cursor() as cursor:
@@ -233,12 +240,14 @@ def locked_rows(*, room: Room, wallet_of: int | None) -> tuple[Table, int | None
         row = cursor.fetchone()
     if row is None:  # no such room, its table not made yet, or no wallet: one step at a time
         return _locked_stepwise(room=room), None
-    pk, state, version, phase, watchers, minimum, *balance = row
+    pk, state, version, phase, watchers, minimum, *wallet = row
     table = Table(id=pk, room_id=room.pk, version=version, phase=phase, watchers=watchers)
     setattr(table, ENTRY_MINIMUM, minimum)
+    if wallet:
+        setattr(table, WALLET_FROZEN, bool(wallet[1]))
     parsed = held_or_parsed(known, room_id=room.pk, table_id=pk, version=version, text=state)
     setattr(table, PARSED_STATE, parsed)
-    return table, (int(balance[0]) if balance else None)
+    return table, (int(wallet[0]) if wallet else None)
 
 
 def _locked_stepwise(*, room: Room) -> Table:

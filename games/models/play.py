@@ -118,6 +118,11 @@ class Round(models.Model):
     standings_counted = models.BooleanField(
         _("counted in the standings"), default=False, db_default=False, editable=False
     )
+    # Whether the collusion scan (games.history.collusion) has judged the play of the settled
+    # round's people (``RoundPlayer.quality``): each round is judged once.
+    play_checked = models.BooleanField(
+        _("play judged"), default=False, db_default=False, editable=False
+    )
 
     class Meta:
         verbose_name = _("round")
@@ -132,7 +137,13 @@ class Round(models.Model):
                 fields=["id"],
                 name="round_standings_uncounted",
                 condition=models.Q(settled_at__isnull=False, standings_counted=False),
-            )
+            ),
+            # The rounds the collusion scan has still to judge.
+            models.Index(
+                fields=["settled_at"],
+                name="round_play_unchecked",
+                condition=models.Q(settled_at__isnull=False, play_checked=False),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -167,6 +178,10 @@ class RoundPlayer(models.Model):
     water = models.IntegerField(_("water"), default=0)
     delta = models.BigIntegerField(_("coins won or lost"), default=0)
     penalty = models.BigIntegerField(_("escape penalty"), default=0)
+    # A person's arrangement judged against every split of its cards by the collusion scan
+    # (games.rules.dumping.PlayQuality.to_json); None for bots and rounds of fewer than two
+    # people, and until the scan has read the round.
+    quality = models.JSONField(_("play quality"), null=True, blank=True, editable=False)
 
     class Meta:
         verbose_name = _("round player")

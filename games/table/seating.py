@@ -110,7 +110,7 @@ def leave(state: TableState, *, position: int, now: float) -> Transition:
     return step.done()
 
 
-DISMISS_REASONS = frozenset({"insufficient_coins"})
+DISMISS_REASONS = frozenset({"insufficient_coins", "transfers_frozen"})
 
 
 def verify_dismiss(state: TableState, *, position: int, reason: str) -> None:

@@ -81,11 +81,15 @@ def test_the_groups_exist_with_their_permissions() -> None:
         "accounts.view_collusionflag",
         # Reviewing a flag: its status and note only (tests/accounts/test_collusion_admin.py).
         "accounts.change_collusionflag",
+        # Freezing a suspect's transfers pending review, with a note, and its history.
+        "accounts.freeze_transfers",
+        "accounts.view_transferfreeze",
     }
     reads = support - {
         "accounts.export_ledger",
         "accounts.change_collusionflag",
         "accounts.send_password_reset",
+        "accounts.freeze_transfers",
     }
     assert all(p.split(".")[1].startswith("view_") for p in reads)
     rules_admin = _permissions_of(RULES_ADMIN)

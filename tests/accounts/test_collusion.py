@@ -22,7 +22,13 @@ from accounts.collusion import collusion_flag_review
 from accounts.models import CollusionFlag, CollusionStatus, EconomySettings, User
 from accounts.selectors import ledger_audit, wallet_balance
 from games.history import collusion, tasks
-from games.history.collusion import PairFlow, collusion_scan, pair_flows, round_payments
+from games.history.collusion import (
+    PairFlow,
+    SharedRound,
+    collusion_scan,
+    pair_flows,
+    round_payments,
+)
 from games.live import deal as table_deal
 from games.live import notify as table_notify
 from games.live import services as table_services
@@ -129,8 +135,12 @@ def test_even_play_has_no_flow_and_a_zero_loss_no_share() -> None:
 def _scan_over(monkeypatch: pytest.MonkeyPatch, rounds: list[tuple], now: datetime):
     """collusion_scan() over these rounds (as its query would return them since the window)."""
 
-    def settled_rounds(*, since: datetime) -> list[tuple]:
-        return [r for r in rounds if r[0] >= since]
+    def settled_rounds(*, since: datetime) -> list[SharedRound]:
+        return [
+            SharedRound(i, at, "room", result, list(people), {})
+            for i, (at, result, people) in enumerate(rounds)
+            if at >= since
+        ]
 
     monkeypatch.setattr(collusion, "settled_rounds", settled_rounds)
     return collusion_scan(now=now)

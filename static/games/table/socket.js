@@ -8,7 +8,14 @@ import { _, fmt, number, toast } from "./views/common.js";
 import { showClosed, setConnection } from "./views/dialogs.js";
 
 // Reasons the lobby explains (?left=…) when the table sends a player back to the room list.
-const LOBBY_REASONS = ["ready_timeout", "escaped", "insufficient_coins", "left", "match_over"];
+const LOBBY_REASONS = [
+  "ready_timeout",
+  "escaped",
+  "insufficient_coins",
+  "transfers_frozen",
+  "left",
+  "match_over",
+];
 // Reasons the socket may give for a seat that is gone when the page comes back to it (its
 // refusal, 4403): the lobby says them (?left=…).
 const GONE_REASONS = LOBBY_REASONS.concat(["escaped_disconnected"]);
@@ -29,6 +36,9 @@ function errorText(error) {
     insufficient_coins: fmt(
       _("You need at least %(minimum)s coins to play at this table; you have %(balance)s."),
       { minimum: coinText(error.minimum), balance: coinText(error.balance) },
+    ),
+    transfers_frozen: _(
+      "Your account's transfers are frozen pending a review by support: you cannot play until the review is over.",
     ),
     rate_limited: _("Too many requests. Wait a moment and try again."),
     bad_chat: error.max_marks
