@@ -91,11 +91,14 @@ def collusion_flag_review(
     return locked
 
 
-def transfers_frozen(user: User) -> bool:
-    """Whether support has frozen the player's transfers (read fresh: a freeze may have come
-    since the user object was loaded)."""
+def transfers_frozen(user: User, *, fresh: bool = True) -> bool:
+    """Whether support has frozen the player's transfers: read fresh (a freeze may have come
+    since the user object was loaded), or, with ``fresh=False``, as loaded — enough for a page
+    that only shows it (the claim asks again, fresh, under its lock)."""
     if user.pk is None or user.is_bot:
         return False
+    if not fresh:
+        return user.transfers_frozen_at is not None
     return User.objects.filter(pk=user.pk, transfers_frozen_at__isnull=False).exists()
 
 

@@ -108,12 +108,13 @@ def in_unsettled_round(*, user: User) -> bool:
 
 
 def daily_bonus_refusal(
-    *, user: User, economy: EconomySettings, now: datetime | None = None
+    *, user: User, economy: EconomySettings, now: datetime | None = None, fresh: bool = True
 ) -> ClaimRefused | None:
-    """Why the player may not claim today's bonus, or None if they may."""
+    """Why the player may not claim today's bonus, or None if they may (``fresh=False``: the
+    user's freeze as loaded, for a page that only shows the answer)."""
     if user.is_bot:
         return ClaimRefused("bot", _("Bots do not claim coins."))
-    if transfers_frozen(user):
+    if transfers_frozen(user, fresh=fresh):
         return ClaimRefused("transfers_frozen", FROZEN_MESSAGE)
     if economy.daily_bonus <= 0:
         return ClaimRefused("daily_bonus_off", _("There is no daily bonus at the moment."))
@@ -137,12 +138,14 @@ def relief_refusal(
     economy: EconomySettings,
     now: datetime | None = None,
     claimed_today: int | None = None,
+    fresh: bool = True,
 ) -> ClaimRefused | None:
     """Why the player may not claim a relief grant now, or None if they may (`claimed_today`:
-    the player's reliefs today, if the caller has counted them already)."""
+    the player's reliefs today, if the caller has counted them already; ``fresh=False``: the
+    user's freeze as loaded, for a page that only shows the answer)."""
     if user.is_bot:
         return ClaimRefused("bot", _("Bots do not claim coins."))
-    if transfers_frozen(user):
+    if transfers_frozen(user, fresh=fresh):
         return ClaimRefused("transfers_frozen", FROZEN_MESSAGE)
     if economy.relief_amount <= 0 or economy.relief_per_day <= 0:
         return ClaimRefused("relief_off", _("There is no relief grant at the moment."))
@@ -198,7 +201,7 @@ def daily_bonus_status(
     *, user: User, now: datetime | None = None, economy: EconomySettings | None = None
 ) -> ClaimStatus:
     economy = economy or economy_settings()
-    refusal = daily_bonus_refusal(user=user, economy=economy, now=now)
+    refusal = daily_bonus_refusal(user=user, economy=economy, now=now, fresh=False)
     return ClaimStatus(
         amount=economy.daily_bonus,
         claimable=refusal is None,
@@ -217,7 +220,9 @@ def relief_status(
 ) -> ReliefStatus:
     economy = economy or economy_settings()
     claimed = reliefs_claimed(user=user, day=utc_day(now))
-    refusal = relief_refusal(user=user, economy=economy, now=now, claimed_today=claimed)
+    refusal = relief_refusal(
+        user=user, economy=economy, now=now, claimed_today=claimed, fresh=False
+    )
     return ReliefStatus(
         amount=economy.relief_amount,
         claimable=refusal is None,
