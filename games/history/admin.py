@@ -140,10 +140,13 @@ def signed(value: int) -> str:
     return ("+" if value > 0 else "") + intcomma(value)
 
 
-def result_rows(result: dict[str, Any], names: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+def result_rows(
+    result: dict[str, Any], names: dict[str, str], *, base_score: int | None = None
+) -> dict[str, list[dict[str, Any]]]:
     """A stored result's pairs, cuts and transfers as the round page shows them: players by
     name (``names``: user id -> label), guns told apart (gun, run-over, home run), row results
-    and kinds in words."""
+    and kinds in words, and each pair's coins (its water times ``base_score``, before any
+    cannot-cover cut; "?" without a base score)."""
 
     def who(user_id: Any) -> str:
         return names.get(str(user_id), str(user_id))
@@ -163,6 +166,7 @@ def result_rows(result: dict[str, Any], names: dict[str, str]) -> dict[str, list
                     key: signed(pair.get(key, 0))
                     for key in ("row_water", "bonus_water", "gun_water", "special_water", "water")
                 },
+                "coins": "?" if base_score is None else signed(pair.get("water", 0) * base_score),
             }
         )
     cuts = [
@@ -375,6 +379,7 @@ class RoundAdmin(admin.ModelAdmin):
         checks = {c.user_id: c for c in report.players}
         in_play = report.in_play
         names = {str(p.user_id): player_label(p.user) for p in players}
+        rules = audit.round_rules(round_=round_)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -398,8 +403,13 @@ class RoundAdmin(admin.ModelAdmin):
             "in_play": in_play,
             "in_play_marker": IN_PLAY,
             "config_json": json.dumps(round_.config, indent=2, ensure_ascii=False),
+            **_rules_context(request, rules),
             "result": round_.result or {},
-            **({} if in_play else result_rows(round_.result or {}, names)),
+            **(
+                {}
+                if in_play
+                else result_rows(round_.result or {}, names, base_score=rules.base_score)
+            ),
             "transactions": [
                 (t, list(t.entries.select_related("account__user").order_by("id")))
                 for t in audit.round_transactions(round_=round_)
@@ -493,6 +503,22 @@ class RoundAdmin(admin.ModelAdmin):
             **extra,
         }
         return TemplateResponse(request, "admin/games/round/verify.html", context)
+
+
+def _rules_context(request: HttpRequest, rules: audit.RoundRules) -> dict[str, Any]:
+    """The round page's naming of its rules, with links to the configuration and the version
+    for whoever may view rule configurations."""
+    linked = request.user.has_perm("games.view_ruleconfiguration")
+    cid = rules.configuration_id
+    return {
+        "rules": rules,
+        "rules_url": reverse("admin:games_ruleconfiguration_change", args=[cid]) if linked else "",
+        "rules_version_url": (
+            reverse("admin:games_ruleconfiguration_simple_history", args=[cid, rules.version])
+            if linked and rules.version is not None
+            else ""
+        ),
+    }
 
 
 def _int(value: str) -> int | None:

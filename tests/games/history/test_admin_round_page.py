@@ -134,3 +134,41 @@ def test_the_round_list_names_bots_and_groups_amounts(played: Round, admin_user:
     assert "alice +12,345" in text
     assert "金龙 (bot-ee37f740)" in text
     assert "12,345" in text  # the amount column
+
+
+def test_the_round_page_names_its_rules_and_the_coins_of_each_pair(
+    played: Round, admin_user: User
+) -> None:
+    rules = played.table.room.rules
+    base = played.config["base_score"]
+    response = staff_client(admin_user, "en").get(
+        reverse("admin:games_round_change", args=[played.pk])
+    )
+    body = response.content.decode()
+    row = re.search(r'(?s)<tr id="round-rules">(.*?)</tr>', body)
+    assert row is not None
+    assert reverse("admin:games_ruleconfiguration_change", args=[rules.pk]) in row.group(1)
+    version = rules.history.order_by("-history_id").first()
+    assert version is not None
+    assert reverse(
+        "admin:games_ruleconfiguration_simple_history", args=[rules.pk, version.history_id]
+    ) in row.group(1)
+    assert rules.name in row.group(1)
+    assert f"base score {base}" in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", row.group(1)))
+    coins = re.findall(r'<td class="number pair-coins">([^<]*)</td>', body)
+    waters = [p["water"] for p in played.result["pairs"]]
+    assert [int(c.replace(",", "").replace("+", "")) for c in coins] == [w * base for w in waters]
+    assert "coins won or lost, before the penalty" in section(response, "players")
+    for player in played.players.all():
+        assert reverse("admin:accounts_user_change", args=[player.user_id]) in body
+
+
+def test_a_round_of_a_table_opened_before_any_recorded_version_says_unknown(
+    played: Round, admin_user: User
+) -> None:
+    played.table.room.rules.history.all().delete()
+    response = staff_client(admin_user, "zh-hans").get(
+        reverse("admin:games_round_change", args=[played.pk])
+    )
+    row = re.search(r'(?s)<tr id="round-rules">(.*?)</tr>', response.content.decode())
+    assert row is not None and "未知" in row.group(1)
