@@ -30,6 +30,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.http import urlencode
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -105,10 +106,10 @@ class PlayerUserAdmin(UserAdmin):
 
     list_display = (*UserAdmin.list_display, "is_bot")
     list_filter = (*UserAdmin.list_filter, "is_bot")
-    readonly_fields = ("wallet_link", "is_bot")
+    readonly_fields = ("wallet_link", "rounds_link", "entries_link", "is_bot")
     fieldsets = (
         *(UserAdmin.fieldsets or ()),
-        (_("Coins"), {"fields": ("wallet_link",)}),
+        (_("Coins"), {"fields": ("wallet_link", "rounds_link", "entries_link")}),
         (_("Bot"), {"fields": ("is_bot",)}),
     )
 
@@ -205,6 +206,23 @@ class PlayerUserAdmin(UserAdmin):
             messages.SUCCESS if sent else messages.WARNING,
         )
 
+    @admin.display(description=_("Rounds played"))
+    def rounds_link(self, user: User) -> str:
+        """The round audit filtered to the user's rounds (its ``player`` filter, by username)."""
+        url = reverse("admin:games_round_changelist") + "?" + urlencode({"player": user.username})
+        return format_html('<a id="user-rounds" href="{}">{}</a>', url, gettext("Their rounds"))
+
+    @admin.display(description=_("Ledger entries"))
+    def entries_link(self, user: User) -> str:
+        """The statement of the user's wallet: its ledger entries."""
+        wallet = Account.objects.filter(user=user, kind=AccountKind.WALLET).first()
+        if wallet is None:
+            return gettext("No wallet yet.")
+        url = reverse("admin:accounts_entry_changelist") + f"?account__id__exact={wallet.pk}"
+        return format_html(
+            '<a id="user-entries" href="{}">{}</a>', url, gettext("Their ledger entries")
+        )
+
     @admin.display(description=_("Wallet"))
     def wallet_link(self, user: User) -> str:
         wallet = Account.objects.filter(user=user, kind=AccountKind.WALLET).first()
@@ -214,6 +232,23 @@ class PlayerUserAdmin(UserAdmin):
         return format_html(
             '<a href="{}">{}</a>', url, gettext("%(balance)s coins") % {"balance": wallet.balance}
         )
+
+
+# The admin pages a ledger reference names, by URL name: accounts imports neither games nor
+# lobby, so it reaches their pages through the URL names their admins register.
+REFERENCE_ADMIN_URLS = {"round": "admin:games_round_change", "room": "admin:lobby_room_change"}
+
+
+def reference_link(posted: Transaction) -> str:
+    """A transaction's reference as a link to the round or room it names ("round:14" →
+    Round #14), else its words as they are."""
+    kind, _sep, ident = posted.reference.partition(":")
+    url_name = REFERENCE_ADMIN_URLS.get(kind)
+    if url_name is None or not ident.isdigit():
+        return posted.reference_display() or posted.reference
+    return format_html(
+        '<a href="{}">{}</a>', reverse(url_name, args=[int(ident)]), posted.reference_display()
+    )
 
 
 @admin.register(Account)
@@ -308,7 +343,15 @@ class EntryInline(admin.TabularInline):
 
 @admin.register(Transaction)
 class TransactionAdmin(LedgerModelAdmin):
-    list_display = ("id", "created_at", "kind", "reference", "created_by", "cause", "reverses")
+    list_display = (
+        "id",
+        "created_at",
+        "kind",
+        "reference_link",
+        "created_by",
+        "cause",
+        "reverses",
+    )
     list_display_links = ("id", "created_at")
     list_filter = ("kind", "created_at")
     list_select_related = ("created_by", "reverses")
@@ -317,6 +360,7 @@ class TransactionAdmin(LedgerModelAdmin):
     fields = (
         "kind",
         "reference",
+        "reference_link",
         "reason",
         "created_by",
         "cause",
@@ -328,6 +372,10 @@ class TransactionAdmin(LedgerModelAdmin):
     )
     readonly_fields = fields
     inlines = [EntryInline]
+
+    @admin.display(description=_("caused by"), ordering="reference")
+    def reference_link(self, posted: Transaction) -> str:
+        return reference_link(posted)
 
     @admin.display(description=_("Reversed by"))
     def reversed_by_link(self, posted: Transaction) -> str:
@@ -458,7 +506,7 @@ class EntryAdmin(LedgerModelAdmin):
     list_filter = ("transaction__kind", "account__kind")
     list_select_related = ("transaction", "account", "account__user")
     search_fields = ("account__user__username", "transaction__reference")
-    fields = ("transaction", "account", "amount", "balance_after")
+    fields = ("transaction", "reference", "account", "amount", "balance_after")
     readonly_fields = fields
     actions = ["export_csv"]
 
@@ -472,7 +520,7 @@ class EntryAdmin(LedgerModelAdmin):
 
     @admin.display(description=_("reference"), ordering="transaction__reference")
     def reference(self, entry: Entry) -> str:
-        return entry.transaction.reference
+        return reference_link(entry.transaction)
 
     def has_export_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("accounts.export_ledger")

@@ -172,3 +172,54 @@ def test_a_round_of_a_table_opened_before_any_recorded_version_says_unknown(
     )
     row = re.search(r'(?s)<tr id="round-rules">(.*?)</tr>', response.content.decode())
     assert row is not None and "未知" in row.group(1)
+
+
+def _in_group(username: str, group: str) -> User:
+    from django.contrib.auth.models import Group
+
+    user = User.objects.create_user(username=username, password="x", is_staff=True)
+    user.groups.add(Group.objects.get(name=group))
+    return user
+
+
+def test_ledger_references_link_to_their_round(played: Round, admin_user: User) -> None:
+    from accounts.models import Entry
+
+    client = staff_client(admin_user, "en")
+    round_url = reverse("admin:games_round_change", args=[played.pk])
+    assert played.transaction_id is not None
+    page = client.get(reverse("admin:accounts_transaction_change", args=[played.transaction_id]))
+    assert f'href="{round_url}"' in page.content.decode()
+    entry = Entry.objects.filter(transaction_id=played.transaction_id).first()
+    assert entry is not None
+    page = client.get(reverse("admin:accounts_entry_change", args=[entry.pk]))
+    assert f'href="{round_url}"' in page.content.decode()
+    listing = client.get(reverse("admin:accounts_entry_changelist"))
+    assert f'href="{round_url}"' in listing.content.decode()
+
+
+def test_the_user_page_links_to_their_rounds_and_ledger(played: Round, admin_user: User) -> None:
+    from accounts.groups import SUPPORT
+    from accounts.models import Account, AccountKind
+
+    player = User.objects.get(username="alice")
+    client = staff_client(_in_group("helpdesk", SUPPORT), "en")
+    page = client.get(reverse("admin:accounts_user_change", args=[player.pk]))
+    body = html.unescape(page.content.decode())
+    rounds_url = reverse("admin:games_round_changelist") + "?player=alice"
+    assert rounds_url in body
+    wallet = Account.objects.get(user=player, kind=AccountKind.WALLET)
+    assert reverse("admin:accounts_entry_changelist") + f"?account__id__exact={wallet.pk}" in body
+    listing = client.get(rounds_url)
+    assert listing.status_code == 200
+    assert reverse("admin:games_round_change", args=[played.pk]) in listing.content.decode()
+
+
+def test_a_rules_admin_without_the_round_permission_still_gets_403(
+    played: Round,
+) -> None:
+    from accounts.groups import RULES_ADMIN
+
+    client = staff_client(_in_group("rulesmith", RULES_ADMIN), "en")
+    assert client.get(reverse("admin:games_round_change", args=[played.pk])).status_code == 403
+    assert client.get(reverse("admin:games_round_changelist")).status_code == 403
