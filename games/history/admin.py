@@ -78,19 +78,61 @@ ROUND_CSV_HEADER = (
     "status",
     "cards",
     "arrangement",
+    # Appended later (the columns above keep their places): what the settlement started from
+    # and moved, and the rules the round was played under.
+    "balance_before",
+    "cut_owed",
+    "cut_paid",
+    "transfers_paid",
+    "transfers_received",
+    "table_fee",
+    "rule_configuration_id",
+    "rule_configuration",
+    "rule_version",
+    "base_score",
 )
 
 
 def round_csv_rows(rounds: QuerySet[Round]) -> Iterator[tuple[Any, ...]]:
     """ROUND_CSV_HEADER, then one row per player of each round, in round order.
 
-    A round in play has its players, start and commitment, status ``in_play`` and nothing
-    else: no cards, arrangement, special or result (they are blank in the query)."""
+    A round in play has its players, start, commitment and rules, status ``in_play`` and
+    nothing else: no cards, arrangement, special or result (they are blank in the query).
+
+    ``balance_before`` is the wallet balance the settlement started from (what verifying the
+    round uses: stored at settlement, else read from the ledger); ``cut_owed``/``cut_paid``
+    are the player's cannot-cover cuts as the one who could not cover them (coins owed, coins
+    paid); ``transfers_paid``/``transfers_received`` the coins of the settlement's transfers
+    out of and into the player's wallet; ``table_fee`` the fee paid on winnings."""
     yield ROUND_CSV_HEADER
-    rows = rounds_hidden_until_settled(rounds=rounds.select_related("table__room")).order_by("pk")
+    rows = rounds_hidden_until_settled(rounds=rounds.select_related("table__room__rules")).order_by(
+        "pk"
+    )
     for round_, flags in audit.rounds_with_flags(rows):
         in_play = round_in_play(round_)
-        for p in round_.players.all():
+        rules = audit.round_rules(round_=round_)
+        rules_cells = (
+            rules.configuration_id,
+            csv_text(rules.name),
+            "" if rules.version is None else rules.version,
+            "" if rules.base_score is None else rules.base_score,
+        )
+        players = list(round_.players.all())
+        balances = {} if in_play else audit.round_balances_before(round_=round_)
+        result = round_.result or {}
+        for p in players:
+            money: tuple[Any, ...] = (
+                ("", "", "", "", "", "")
+                if in_play
+                else (
+                    balances.get(p.user_id, ""),
+                    sum(int(c["owed"]) for c in result.get("cuts", []) if _is(c["from"], p)),
+                    sum(int(c["paid"]) for c in result.get("cuts", []) if _is(c["from"], p)),
+                    sum(int(t["coins"]) for t in result.get("transfers", []) if _is(t["from"], p)),
+                    sum(int(t["coins"]) for t in result.get("transfers", []) if _is(t["to"], p)),
+                    audit.round_fee(result, p.user_id),
+                )
+            )
             played: tuple[Any, ...] = (
                 ("", "", "", "", "", "", "")
                 if in_play
@@ -119,7 +161,14 @@ def round_csv_rows(rounds: QuerySet[Round]) -> Iterator[tuple[Any, ...]]:
                 STATUS_IN_PLAY if in_play else STATUS_SETTLED,
                 p.cards,
                 _arrangement_text(p.arrangement),
+                *money,
+                *rules_cells,
             )
+
+
+def _is(user_id: Any, player: Any) -> bool:
+    """Whether a result's player id (a string in the stored JSON) is ``player``'s."""
+    return str(user_id) == str(player.user_id)
 
 
 def _arrangement_text(arrangement: Any) -> str:

@@ -241,6 +241,13 @@ def _balances_before(round_: Round, rows: list[RoundPlayer]) -> tuple[dict[int, 
     return ({**from_ledger, **stored} if stored else from_ledger), problems
 
 
+def round_balances_before(*, round_: Round) -> dict[int, int]:
+    """Each player's wallet balance just before the round's settlement (user id -> coins), as
+    verifying the round reads it: the stored balances, else the ledger's."""
+    rows = list(round_.players.all())
+    return _balances_before(round_, rows)[0]
+
+
 def round_seats(
     rows: Sequence[RoundPlayer], config: RuleConfig, balances: Mapping[int, int] | None = None
 ) -> list[Seat]:

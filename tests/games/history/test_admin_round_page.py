@@ -223,3 +223,48 @@ def test_a_rules_admin_without_the_round_permission_still_gets_403(
     client = staff_client(_in_group("rulesmith", RULES_ADMIN), "en")
     assert client.get(reverse("admin:games_round_change", args=[played.pk])).status_code == 403
     assert client.get(reverse("admin:games_round_changelist")).status_code == 403
+
+
+OLD_CSV_COLUMNS = [
+    "round_id", "room", "table_id", "number", "started_at", "settled_at", "username",
+    "position", "special", "auto", "escaped", "water", "delta", "penalty", "flags",
+    "transaction_id", "commitment", "status", "cards", "arrangement",
+]  # fmt: skip
+
+
+def test_the_rounds_csv_appends_balances_cuts_transfers_fee_and_rules(
+    played: Round, admin_user: User
+) -> None:
+    import csv
+    import io
+
+    response = staff_client(admin_user, "en").post(
+        reverse("admin:games_round_changelist"),
+        {"action": "export_rounds_csv", "_selected_action": played.pk},
+    )
+    text = b"".join(response.streaming_content).decode("utf-8-sig")  # type: ignore[attr-defined]
+    header, *rows = list(csv.reader(io.StringIO(text)))
+    assert header[: len(OLD_CSV_COLUMNS)] == OLD_CSV_COLUMNS
+    assert header[len(OLD_CSV_COLUMNS) :] == [
+        "balance_before", "cut_owed", "cut_paid", "transfers_paid", "transfers_received",
+        "table_fee", "rule_configuration_id", "rule_configuration", "rule_version", "base_score",
+    ]  # fmt: skip
+    result = played.result
+    rules = played.table.room.rules
+    version = rules.history.order_by("-history_id").first()
+    assert version is not None
+    ids = {u.username: str(u.pk) for u in User.objects.filter(username__in=NAMES)}
+    for row in rows:
+        line = dict(zip(header, row, strict=True))
+        uid = ids[line["username"]]
+        assert int(line["balance_before"]) == int(played.balances[uid])
+        paid = sum(t["coins"] for t in result["transfers"] if str(t["from"]) == uid)
+        received = sum(t["coins"] for t in result["transfers"] if str(t["to"]) == uid)
+        assert (int(line["transfers_paid"]), int(line["transfers_received"])) == (paid, received)
+        owed = sum(c["owed"] for c in result["cuts"] if str(c["from"]) == uid)
+        assert int(line["cut_owed"]) == owed
+        assert line["table_fee"] == "0"
+        assert line["rule_configuration"] == rules.name
+        assert line["rule_configuration_id"] == str(rules.pk)
+        assert line["rule_version"] == str(version.history_id)
+        assert line["base_score"] == str(played.config["base_score"])
