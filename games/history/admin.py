@@ -463,7 +463,9 @@ class RoundAdmin(admin.ModelAdmin):
                 (t, list(t.entries.select_related("account__user").order_by("id")))
                 for t in audit.round_transactions(round_=round_)
             ],
-            "replay_url": None if in_play else reverse("games:round_replay", args=[round_.pk]),
+            "replay_url": (
+                None if in_play else reverse("games:round_replay", args=[round_.pk]) + "?from=admin"
+            ),
             "chat": audit.round_chat(round_=round_),
             "staff_actions": list(audit.round_staff_actions(round_=round_)),
             **(extra_context or {}),
