@@ -31,6 +31,8 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -329,18 +331,22 @@ class FlagFilter(admin.SimpleListFilter):
 class RoundAdmin(admin.ModelAdmin):
     """Rounds for the settlement audit: read-only, verified on demand."""
 
+    # Seven columns that fit a 1280 px window beside the filters: the start, the settlement
+    # and the status are one "when" column, and the players' column wraps one player a line.
     list_display = (
         "id",
         "room",
         "number",
-        "started_at",
-        "settled_at",
-        "status",
+        "when",
         "player_names",
         "amount",
         "flags",
     )
     list_display_links = ("id", "number")
+
+    class Media:
+        css = {"all": ("games/admin_round_list.css",)}
+
     list_filter = (
         StatusFilter,
         PlayerFilter,
@@ -385,16 +391,26 @@ class RoundAdmin(admin.ModelAdmin):
     def room(self, round_: Round) -> str:
         return str(round_.table.room.name)
 
-    @admin.display(description=_("status"))
-    def status(self, round_: Round) -> str:
-        return str(IN_PLAY) if round_in_play(round_) else gettext("settled")
+    @admin.display(description=_("settled at"), ordering="settled_at")
+    def when(self, round_: Round) -> str:
+        """When the round was settled; a round in play says so, with its start."""
+        if round_in_play(round_):
+            return format_html(
+                "{}<br><small>{} {}</small>",
+                IN_PLAY,
+                gettext("started at"),
+                _short_time(round_.started_at),
+            )
+        return _short_time(round_.settled_at)
 
-    @admin.display(description=_("players"))
+    @admin.display(description=_("players (coins won or lost, before the penalty)"))
     def player_names(self, round_: Round) -> str:
         players = sorted(round_.players.all(), key=lambda p: p.position)
         if round_in_play(round_):
-            return ", ".join(player_label(p.user) for p in players)
-        return ", ".join(f"{player_label(p.user)} {signed(p.delta)}" for p in players)
+            lines = [player_label(p.user) for p in players]
+        else:
+            lines = [f"{player_label(p.user)} {signed(p.delta)}" for p in players]
+        return format_html_join(mark_safe("<br>"), "{}", ((line,) for line in lines))
 
     @admin.display(description=_("amount"))
     def amount(self, round_: Round) -> str | None:
@@ -570,6 +586,11 @@ def _rules_context(request: HttpRequest, rules: audit.RoundRules) -> dict[str, A
             else ""
         ),
     }
+
+
+def _short_time(moment: Any) -> str:
+    """A moment in the current time zone to the minute: "2026-12-07 14:45"."""
+    return "" if moment is None else timezone.localtime(moment).strftime("%Y-%m-%d %H:%M")
 
 
 def _int(value: str) -> int | None:
