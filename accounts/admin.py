@@ -107,9 +107,11 @@ class PlayerUserAdmin(UserAdmin):
     list_display = (*UserAdmin.list_display, "is_bot")
     list_filter = (*UserAdmin.list_filter, "is_bot")
     readonly_fields = ("wallet_link", "rounds_link", "entries_link", "is_bot")
+    # The coins, rounds and ledger links come right after the name: what support looks for.
     fieldsets = (
-        *(UserAdmin.fieldsets or ()),
+        *(UserAdmin.fieldsets or ())[:1],
         (_("Coins"), {"fields": ("wallet_link", "rounds_link", "entries_link")}),
+        *(UserAdmin.fieldsets or ())[1:],
         (_("Bot"), {"fields": ("is_bot",)}),
     )
 

@@ -531,6 +531,9 @@ class RoundAdmin(admin.ModelAdmin):
         extra = {
             **(extra_context or {}),
             "bulk_verify_url": reverse("admin:games_round_bulk_verify"),
+            # The list, its filters and the navigation do not fit 1280 px side by side: the
+            # navigation's width goes to the list (as on the round page).
+            "is_nav_sidebar_enabled": False,
         }
         return super().changelist_view(request, extra_context=extra)
 
