@@ -247,7 +247,7 @@ def reference_link(posted: Transaction) -> str:
     kind, _sep, ident = posted.reference.partition(":")
     url_name = REFERENCE_ADMIN_URLS.get(kind)
     if url_name is None or not ident.isdigit():
-        return posted.reference_display() or posted.reference
+        return format_html("{}", posted.reference_display() or posted.reference)
     return format_html(
         '<a href="{}">{}</a>', reverse(url_name, args=[int(ident)]), posted.reference_display()
     )
