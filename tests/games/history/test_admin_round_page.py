@@ -268,3 +268,23 @@ def test_the_rounds_csv_appends_balances_cuts_transfers_fee_and_rules(
         assert line["rule_configuration_id"] == str(rules.pk)
         assert line["rule_version"] == str(version.history_id)
         assert line["base_score"] == str(played.config["base_score"])
+
+
+def test_a_configuration_edited_after_the_table_opened_leaves_the_rounds_version(
+    played: Round, admin_user: User
+) -> None:
+    """The table read its rules when it opened: a later edit is a later version, not the
+    round's (the round still names the version its snapshot was taken from)."""
+    rules = played.table.room.rules
+    before = rules.history.order_by("-history_id").first()
+    assert before is not None
+    rules.description = "edited after the table opened"
+    rules.save()
+    after = rules.history.order_by("-history_id").first()
+    assert after is not None and after.history_id != before.history_id
+    response = staff_client(admin_user, "en").get(
+        reverse("admin:games_round_change", args=[played.pk])
+    )
+    row = re.search(r'(?s)<tr id="round-rules">(.*?)</tr>', response.content.decode())
+    assert row is not None
+    assert f"#{before.history_id}<" in row.group(1) and f"#{after.history_id}<" not in row.group(1)
