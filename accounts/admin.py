@@ -208,7 +208,7 @@ class PlayerUserAdmin(UserAdmin):
             messages.SUCCESS if sent else messages.WARNING,
         )
 
-    @admin.display(description=_("Rounds played"))
+    @admin.display(description=_("Played rounds"))
     def rounds_link(self, user: User) -> str:
         """The round audit filtered to the user's rounds (its ``player`` filter, by username)."""
         url = reverse("admin:games_round_changelist") + "?" + urlencode({"player": user.username})
