@@ -30,6 +30,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.http import urlencode
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -112,17 +113,30 @@ class PlayerUserAdmin(TransferFreezeAdminMixin, UserAdmin):
     list_filter = (*UserAdmin.list_filter, "is_bot")
     readonly_fields = (
         "wallet_link",
+        "rounds_link",
+        "entries_link",
         "is_bot",
         "transfers_state",
         "freeze_history",
         "signup_address",
     )
+    # The coins, rounds and ledger links come right after the name: what support looks for.
     fieldsets = (
-        *(UserAdmin.fieldsets or ()),
+        *(UserAdmin.fieldsets or ())[:1],
         (
             _("Coins"),
-            {"fields": ("wallet_link", "transfers_state", "freeze_history", "signup_address")},
+            {
+                "fields": (
+                    "wallet_link",
+                    "rounds_link",
+                    "entries_link",
+                    "transfers_state",
+                    "freeze_history",
+                    "signup_address",
+                )
+            },
         ),
+        *(UserAdmin.fieldsets or ())[1:],
         (_("Bot"), {"fields": ("is_bot",)}),
     )
 
@@ -222,6 +236,23 @@ class PlayerUserAdmin(TransferFreezeAdminMixin, UserAdmin):
             messages.SUCCESS if sent else messages.WARNING,
         )
 
+    @admin.display(description=_("Played rounds"))
+    def rounds_link(self, user: User) -> str:
+        """The round audit filtered to the user's rounds (its ``player`` filter, by username)."""
+        url = reverse("admin:games_round_changelist") + "?" + urlencode({"player": user.username})
+        return format_html('<a id="user-rounds" href="{}">{}</a>', url, gettext("Their rounds"))
+
+    @admin.display(description=_("Ledger entries"))
+    def entries_link(self, user: User) -> str:
+        """The statement of the user's wallet: its ledger entries."""
+        wallet = Account.objects.filter(user=user, kind=AccountKind.WALLET).first()
+        if wallet is None:
+            return gettext("No wallet yet.")
+        url = reverse("admin:accounts_entry_changelist") + f"?account__id__exact={wallet.pk}"
+        return format_html(
+            '<a id="user-entries" href="{}">{}</a>', url, gettext("Their ledger entries")
+        )
+
     @admin.display(description=_("Wallet"))
     def wallet_link(self, user: User) -> str:
         wallet = Account.objects.filter(user=user, kind=AccountKind.WALLET).first()
@@ -231,6 +262,23 @@ class PlayerUserAdmin(TransferFreezeAdminMixin, UserAdmin):
         return format_html(
             '<a href="{}">{}</a>', url, gettext("%(balance)s coins") % {"balance": wallet.balance}
         )
+
+
+# The admin pages a ledger reference names, by URL name: accounts imports neither games nor
+# lobby, so it reaches their pages through the URL names their admins register.
+REFERENCE_ADMIN_URLS = {"round": "admin:games_round_change", "room": "admin:lobby_room_change"}
+
+
+def reference_link(posted: Transaction) -> str:
+    """A transaction's reference as a link to the round or room it names ("round:14" →
+    Round #14), else its words as they are."""
+    kind, _sep, ident = posted.reference.partition(":")
+    url_name = REFERENCE_ADMIN_URLS.get(kind)
+    if url_name is None or not ident.isdigit():
+        return format_html("{}", posted.reference_display() or posted.reference)
+    return format_html(
+        '<a href="{}">{}</a>', reverse(url_name, args=[int(ident)]), posted.reference_display()
+    )
 
 
 @admin.register(Account)
@@ -325,7 +373,15 @@ class EntryInline(admin.TabularInline):
 
 @admin.register(Transaction)
 class TransactionAdmin(LedgerModelAdmin):
-    list_display = ("id", "created_at", "kind", "reference", "created_by", "cause", "reverses")
+    list_display = (
+        "id",
+        "created_at",
+        "kind",
+        "reference_link",
+        "created_by",
+        "cause",
+        "reverses",
+    )
     list_display_links = ("id", "created_at")
     list_filter = ("kind", "created_at")
     list_select_related = ("created_by", "reverses")
@@ -334,6 +390,7 @@ class TransactionAdmin(LedgerModelAdmin):
     fields = (
         "kind",
         "reference",
+        "reference_link",
         "reason",
         "created_by",
         "cause",
@@ -345,6 +402,10 @@ class TransactionAdmin(LedgerModelAdmin):
     )
     readonly_fields = fields
     inlines = [EntryInline]
+
+    @admin.display(description=_("caused by"), ordering="reference")
+    def reference_link(self, posted: Transaction) -> str:
+        return reference_link(posted)
 
     @admin.display(description=_("Reversed by"))
     def reversed_by_link(self, posted: Transaction) -> str:
@@ -475,7 +536,7 @@ class EntryAdmin(LedgerModelAdmin):
     list_filter = ("transaction__kind", "account__kind")
     list_select_related = ("transaction", "account", "account__user")
     search_fields = ("account__user__username", "transaction__reference")
-    fields = ("transaction", "account", "amount", "balance_after")
+    fields = ("transaction", "reference", "account", "amount", "balance_after")
     readonly_fields = fields
     actions = ["export_csv"]
 
@@ -489,7 +550,7 @@ class EntryAdmin(LedgerModelAdmin):
 
     @admin.display(description=_("reference"), ordering="transaction__reference")
     def reference(self, entry: Entry) -> str:
-        return entry.transaction.reference
+        return reference_link(entry.transaction)
 
     def has_export_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("accounts.export_ledger")

@@ -31,6 +31,8 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -78,19 +80,61 @@ ROUND_CSV_HEADER = (
     "status",
     "cards",
     "arrangement",
+    # Appended later (the columns above keep their places): what the settlement started from
+    # and moved, and the rules the round was played under.
+    "balance_before",
+    "cut_owed",
+    "cut_paid",
+    "transfers_paid",
+    "transfers_received",
+    "table_fee",
+    "rule_configuration_id",
+    "rule_configuration",
+    "rule_version",
+    "base_score",
 )
 
 
 def round_csv_rows(rounds: QuerySet[Round]) -> Iterator[tuple[Any, ...]]:
     """ROUND_CSV_HEADER, then one row per player of each round, in round order.
 
-    A round in play has its players, start and commitment, status ``in_play`` and nothing
-    else: no cards, arrangement, special or result (they are blank in the query)."""
+    A round in play has its players, start, commitment and rules, status ``in_play`` and
+    nothing else: no cards, arrangement, special or result (they are blank in the query).
+
+    ``balance_before`` is the wallet balance the settlement started from (what verifying the
+    round uses: stored at settlement, else read from the ledger); ``cut_owed``/``cut_paid``
+    are the player's cannot-cover cuts as the one who could not cover them (coins owed, coins
+    paid); ``transfers_paid``/``transfers_received`` the coins of the settlement's transfers
+    out of and into the player's wallet; ``table_fee`` the fee paid on winnings."""
     yield ROUND_CSV_HEADER
-    rows = rounds_hidden_until_settled(rounds=rounds.select_related("table__room")).order_by("pk")
+    rows = rounds_hidden_until_settled(rounds=rounds.select_related("table__room__rules")).order_by(
+        "pk"
+    )
     for round_, flags in audit.rounds_with_flags(rows):
         in_play = round_in_play(round_)
-        for p in round_.players.all():
+        rules = audit.round_rules(round_=round_)
+        rules_cells = (
+            rules.configuration_id,
+            csv_text(rules.name),
+            "" if rules.version is None else rules.version,
+            "" if rules.base_score is None else rules.base_score,
+        )
+        players = list(round_.players.all())
+        balances = {} if in_play else audit.round_balances_before(round_=round_)
+        result = round_.result or {}
+        for p in players:
+            money: tuple[Any, ...] = (
+                ("", "", "", "", "", "")
+                if in_play
+                else (
+                    balances.get(p.user_id, ""),
+                    sum(int(c["owed"]) for c in result.get("cuts", []) if _is(c["from"], p)),
+                    sum(int(c["paid"]) for c in result.get("cuts", []) if _is(c["from"], p)),
+                    sum(int(t["coins"]) for t in result.get("transfers", []) if _is(t["from"], p)),
+                    sum(int(t["coins"]) for t in result.get("transfers", []) if _is(t["to"], p)),
+                    audit.round_fee(result, p.user_id),
+                )
+            )
             played: tuple[Any, ...] = (
                 ("", "", "", "", "", "", "")
                 if in_play
@@ -119,7 +163,14 @@ def round_csv_rows(rounds: QuerySet[Round]) -> Iterator[tuple[Any, ...]]:
                 STATUS_IN_PLAY if in_play else STATUS_SETTLED,
                 p.cards,
                 _arrangement_text(p.arrangement),
+                *money,
+                *rules_cells,
             )
+
+
+def _is(user_id: Any, player: Any) -> bool:
+    """Whether a result's player id (a string in the stored JSON) is ``player``'s."""
+    return str(user_id) == str(player.user_id)
 
 
 def _arrangement_text(arrangement: Any) -> str:
@@ -140,10 +191,13 @@ def signed(value: int) -> str:
     return ("+" if value > 0 else "") + intcomma(value)
 
 
-def result_rows(result: dict[str, Any], names: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+def result_rows(
+    result: dict[str, Any], names: dict[str, str], *, base_score: int | None = None
+) -> dict[str, list[dict[str, Any]]]:
     """A stored result's pairs, cuts and transfers as the round page shows them: players by
     name (``names``: user id -> label), guns told apart (gun, run-over, home run), row results
-    and kinds in words."""
+    and kinds in words, and each pair's coins (its water times ``base_score``, before any
+    cannot-cover cut; "?" without a base score)."""
 
     def who(user_id: Any) -> str:
         return names.get(str(user_id), str(user_id))
@@ -163,6 +217,7 @@ def result_rows(result: dict[str, Any], names: dict[str, str]) -> dict[str, list
                     key: signed(pair.get(key, 0))
                     for key in ("row_water", "bonus_water", "gun_water", "special_water", "water")
                 },
+                "coins": "?" if base_score is None else signed(pair.get("water", 0) * base_score),
             }
         )
     cuts = [
@@ -276,18 +331,22 @@ class FlagFilter(admin.SimpleListFilter):
 class RoundAdmin(admin.ModelAdmin):
     """Rounds for the settlement audit: read-only, verified on demand."""
 
+    # Seven columns that fit a 1280 px window beside the filters: the start, the settlement
+    # and the status are one "when" column, and the players' column wraps one player a line.
     list_display = (
         "id",
         "room",
         "number",
-        "started_at",
-        "settled_at",
-        "status",
+        "when",
         "player_names",
         "amount",
         "flags",
     )
     list_display_links = ("id", "number")
+
+    class Media:
+        css = {"all": ("games/admin_round_list.css",)}
+
     list_filter = (
         StatusFilter,
         PlayerFilter,
@@ -332,16 +391,26 @@ class RoundAdmin(admin.ModelAdmin):
     def room(self, round_: Round) -> str:
         return str(round_.table.room.name)
 
-    @admin.display(description=_("status"))
-    def status(self, round_: Round) -> str:
-        return str(IN_PLAY) if round_in_play(round_) else gettext("settled")
+    @admin.display(description=_("settled at"), ordering="settled_at")
+    def when(self, round_: Round) -> str:
+        """When the round was settled; a round in play says so, with its start."""
+        if round_in_play(round_):
+            return format_html(
+                "{}<br><small>{} {}</small>",
+                IN_PLAY,
+                gettext("started at"),
+                _short_time(round_.started_at),
+            )
+        return _short_time(round_.settled_at)
 
-    @admin.display(description=_("players"))
+    @admin.display(description=_("players (coins won or lost, before the penalty)"))
     def player_names(self, round_: Round) -> str:
         players = sorted(round_.players.all(), key=lambda p: p.position)
         if round_in_play(round_):
-            return ", ".join(player_label(p.user) for p in players)
-        return ", ".join(f"{player_label(p.user)} {signed(p.delta)}" for p in players)
+            lines = [player_label(p.user) for p in players]
+        else:
+            lines = [f"{player_label(p.user)} {signed(p.delta)}" for p in players]
+        return format_html_join(mark_safe("<br>"), "{}", ((line,) for line in lines))
 
     @admin.display(description=_("amount"))
     def amount(self, round_: Round) -> str | None:
@@ -375,6 +444,7 @@ class RoundAdmin(admin.ModelAdmin):
         checks = {c.user_id: c for c in report.players}
         in_play = report.in_play
         names = {str(p.user_id): player_label(p.user) for p in players}
+        rules = audit.round_rules(round_=round_)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -398,13 +468,20 @@ class RoundAdmin(admin.ModelAdmin):
             "in_play": in_play,
             "in_play_marker": IN_PLAY,
             "config_json": json.dumps(round_.config, indent=2, ensure_ascii=False),
+            **_rules_context(request, rules),
             "result": round_.result or {},
-            **({} if in_play else result_rows(round_.result or {}, names)),
+            **(
+                {}
+                if in_play
+                else result_rows(round_.result or {}, names, base_score=rules.base_score)
+            ),
             "transactions": [
                 (t, list(t.entries.select_related("account__user").order_by("id")))
                 for t in audit.round_transactions(round_=round_)
             ],
-            "replay_url": None if in_play else reverse("games:round_replay", args=[round_.pk]),
+            "replay_url": (
+                None if in_play else reverse("games:round_replay", args=[round_.pk]) + "?from=admin"
+            ),
             "chat": audit.round_chat(round_=round_),
             "staff_actions": list(audit.round_staff_actions(round_=round_)),
             **(extra_context or {}),
@@ -454,6 +531,9 @@ class RoundAdmin(admin.ModelAdmin):
         extra = {
             **(extra_context or {}),
             "bulk_verify_url": reverse("admin:games_round_bulk_verify"),
+            # The list, its filters and the navigation do not fit 1280 px side by side: the
+            # navigation's width goes to the list (as on the round page).
+            "is_nav_sidebar_enabled": False,
         }
         return super().changelist_view(request, extra_context=extra)
 
@@ -493,6 +573,27 @@ class RoundAdmin(admin.ModelAdmin):
             **extra,
         }
         return TemplateResponse(request, "admin/games/round/verify.html", context)
+
+
+def _rules_context(request: HttpRequest, rules: audit.RoundRules) -> dict[str, Any]:
+    """The round page's naming of its rules, with links to the configuration and the version
+    for whoever may view rule configurations."""
+    linked = request.user.has_perm("games.view_ruleconfiguration")
+    cid = rules.configuration_id
+    return {
+        "rules": rules,
+        "rules_url": reverse("admin:games_ruleconfiguration_change", args=[cid]) if linked else "",
+        "rules_version_url": (
+            reverse("admin:games_ruleconfiguration_simple_history", args=[cid, rules.version])
+            if linked and rules.version is not None
+            else ""
+        ),
+    }
+
+
+def _short_time(moment: Any) -> str:
+    """A moment in the current time zone to the minute: "2026-12-07 14:45"."""
+    return "" if moment is None else timezone.localtime(moment).strftime("%Y-%m-%d %H:%M")
 
 
 def _int(value: str) -> int | None:

@@ -32,7 +32,7 @@ from games.history.selectors import (
     round_players_hidden_until_settled,
     rounds_hidden_until_settled,
 )
-from games.models import Round, RoundPlayer, RoundStaffAction, TableEvent
+from games.models import Round, RoundPlayer, RoundStaffAction, RuleConfiguration, TableEvent
 from games.rules.api import result_json
 from games.rules.cards import Card, format_cards, parse_cards
 from games.rules.config import RuleConfig
@@ -131,6 +131,47 @@ def player_rounds(*, user: UserModel, limit: int = 50) -> QuerySet[RoundPlayer]:
     )[:limit]
 
 
+# -- the rules a round was played under ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundRules:
+    """The configuration a round was played under: its id and name, the version (the
+    configuration's history id; None when no version is recorded before the table opened:
+    "unknown") and the base score of the round's own snapshot."""
+
+    configuration_id: int
+    name: str
+    version: int | None
+    base_score: int | None
+
+
+def round_rules(*, round_: Round) -> RoundRules:
+    """Which configuration and version ``round_`` played.
+
+    A table reads its room's configuration once, when it is created
+    (``games.live.store.table_for_room``), and a room's configuration never changes (the room
+    admin is read-only), so the round's rules are its room's configuration as it stood when the
+    table was created: the last history version recorded by then. The base score is the
+    round's snapshot's (the room's own)."""
+    room = round_.table.room
+    version = (
+        RuleConfiguration.history.filter(
+            id=room.rules_id, history_date__lte=round_.table.created_at
+        )
+        .order_by("-history_date", "-history_id")
+        .values_list("history_id", flat=True)
+        .first()
+    )
+    base = (round_.config or {}).get("base_score")
+    return RoundRules(
+        configuration_id=room.rules_id,
+        name=room.rules.name,
+        version=version,
+        base_score=int(base) if isinstance(base, int) else None,
+    )
+
+
 # -- verification ------------------------------------------------------------------------------
 
 
@@ -198,6 +239,13 @@ def _balances_before(round_: Round, rows: list[RoundPlayer]) -> tuple[dict[int, 
                 f"ledger says {from_ledger[user_id]}"
             )
     return ({**from_ledger, **stored} if stored else from_ledger), problems
+
+
+def round_balances_before(*, round_: Round) -> dict[int, int]:
+    """Each player's wallet balance just before the round's settlement (user id -> coins), as
+    verifying the round reads it: the stored balances, else the ledger's."""
+    rows = list(round_.players.all())
+    return _balances_before(round_, rows)[0]
 
 
 def round_seats(

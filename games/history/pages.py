@@ -52,7 +52,7 @@ def replay(request: HttpRequest, round_id: int) -> HttpResponse:
     the page does not tell which rounds exist. A round in play is replayed to nobody (403 with
     the reason): its hands are shown to no one before the settlement.
     """
-    rounds = rounds_hidden_until_settled(rounds=Round.objects.select_related("table__room"))
+    rounds = rounds_hidden_until_settled(rounds=Round.objects.select_related("table__room__rules"))
     round_ = get_object_or_404(rounds, pk=round_id)
     position = next(
         (p.position for p in round_.players.all() if p.user_id == request.user.pk), None
@@ -60,15 +60,37 @@ def replay(request: HttpRequest, round_id: int) -> HttpResponse:
     staff = request.user.is_staff and request.user.has_perm("games.view_round")
     if position is None and not staff:
         raise Http404
+    back = _replay_back(request, round_, staff=staff)
     if round_in_play(round_):
-        context = {"round": round_, "position": position, "in_play": True}
+        context = {"round": round_, "position": position, "in_play": True, **back}
         return render(request, "games/replay.html", context, status=403)
     data = {**round_replay_data(round_=round_, viewer=position), **_hand_names()}
     return render(
         request,
         "games/replay.html",
-        {"round": round_, "position": position, "replay": data},
+        {
+            "round": round_,
+            "position": position,
+            "replay": data,
+            "rules": audit.round_rules(round_=round_),
+            **back,
+        },
     )
+
+
+# Where a replay's back link may lead, by the value of its ``from`` parameter: a name picks
+# one of these pages of the round, so no address is ever read from the query (no open
+# redirect). Anything else leads to the viewer's hand history.
+_REPLAY_BACK = {"admin": "admin:games_round_change"}
+
+
+def _replay_back(request: HttpRequest, round_: Round, *, staff: bool) -> dict[str, str]:
+    """The replay's back link: the round's admin page when opened from there (``?from=admin``)
+    by staff who may view rounds, else the hand history."""
+    url_name = _REPLAY_BACK.get(request.GET.get("from", ""))
+    if url_name is not None and staff:
+        return {"back_url": reverse(url_name, args=[round_.pk]), "back_label": _("Round audit")}
+    return {"back_url": reverse("games:history"), "back_label": _("Hand history")}
 
 
 def _hand_names() -> dict[str, dict[str, dict[str, str]]]:

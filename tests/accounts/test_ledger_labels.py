@@ -79,3 +79,20 @@ def test_the_hand_history_groups_coins(played: Round) -> None:
     played.players.filter(user=alice).update(delta=12_345, water=123, penalty=1_500)
     text = text_of(client_for(alice, "zh-hans").get(reverse("games:history")))
     assert "+12,345" in text and "1,500" in text and "+123" in text
+
+
+def test_a_reference_links_to_the_round_or_room_it_names_and_nothing_else() -> None:
+    from accounts.admin import reference_link
+
+    with translation.override("en"):
+        round_link = reference_link(Transaction(kind="settlement", reference="round:14"))
+        room_link = reference_link(Transaction(kind="grant", reference="room:3"))
+        assert round_link == (
+            f'<a href="{reverse("admin:games_round_change", args=[14])}">Round #14</a>'
+        )
+        assert room_link == f'<a href="{reverse("admin:lobby_room_change", args=[3])}">Room #3</a>'
+        # Anything else is words, never a link (and never markup from the stored text).
+        for reference in ("round:abc", "x:y", "round:1<script>", "https://evil.example"):
+            text = reference_link(Transaction(kind="grant", reference=reference))
+            assert "<a" not in text and "<script" not in text, reference
+        assert reference_link(Transaction(kind="grant", reference="user:7")) == "user:7"

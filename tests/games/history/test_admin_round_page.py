@@ -134,3 +134,157 @@ def test_the_round_list_names_bots_and_groups_amounts(played: Round, admin_user:
     assert "alice +12,345" in text
     assert "金龙 (bot-ee37f740)" in text
     assert "12,345" in text  # the amount column
+
+
+def test_the_round_page_names_its_rules_and_the_coins_of_each_pair(
+    played: Round, admin_user: User
+) -> None:
+    rules = played.table.room.rules
+    base = played.config["base_score"]
+    response = staff_client(admin_user, "en").get(
+        reverse("admin:games_round_change", args=[played.pk])
+    )
+    body = response.content.decode()
+    row = re.search(r'(?s)<tr id="round-rules">(.*?)</tr>', body)
+    assert row is not None
+    assert reverse("admin:games_ruleconfiguration_change", args=[rules.pk]) in row.group(1)
+    version = rules.history.order_by("-history_id").first()
+    assert version is not None
+    assert reverse(
+        "admin:games_ruleconfiguration_simple_history", args=[rules.pk, version.history_id]
+    ) in row.group(1)
+    assert rules.name in row.group(1)
+    assert f"base score {base}" in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", row.group(1)))
+    coins = re.findall(r'<td class="number pair-coins">([^<]*)</td>', body)
+    waters = [p["water"] for p in played.result["pairs"]]
+    assert [int(c.replace(",", "").replace("+", "")) for c in coins] == [w * base for w in waters]
+    assert "coins won or lost, before the penalty" in section(response, "players")
+    for player in played.players.all():
+        assert reverse("admin:accounts_user_change", args=[player.user_id]) in body
+
+
+def test_a_round_of_a_table_opened_before_any_recorded_version_says_unknown(
+    played: Round, admin_user: User
+) -> None:
+    played.table.room.rules.history.all().delete()
+    response = staff_client(admin_user, "zh-hans").get(
+        reverse("admin:games_round_change", args=[played.pk])
+    )
+    row = re.search(r'(?s)<tr id="round-rules">(.*?)</tr>', response.content.decode())
+    assert row is not None and "未知" in row.group(1)
+
+
+def _in_group(username: str, group: str) -> User:
+    from django.contrib.auth.models import Group
+
+    user = User.objects.create_user(username=username, password="x", is_staff=True)
+    user.groups.add(Group.objects.get(name=group))
+    return user
+
+
+def test_ledger_references_link_to_their_round(played: Round, admin_user: User) -> None:
+    from accounts.models import Entry
+
+    client = staff_client(admin_user, "en")
+    round_url = reverse("admin:games_round_change", args=[played.pk])
+    assert played.transaction_id is not None
+    page = client.get(reverse("admin:accounts_transaction_change", args=[played.transaction_id]))
+    assert f'href="{round_url}"' in page.content.decode()
+    entry = Entry.objects.filter(transaction_id=played.transaction_id).first()
+    assert entry is not None
+    page = client.get(reverse("admin:accounts_entry_change", args=[entry.pk]))
+    assert f'href="{round_url}"' in page.content.decode()
+    listing = client.get(reverse("admin:accounts_entry_changelist"))
+    assert f'href="{round_url}"' in listing.content.decode()
+
+
+def test_the_user_page_links_to_their_rounds_and_ledger(played: Round, admin_user: User) -> None:
+    from accounts.groups import SUPPORT
+    from accounts.models import Account, AccountKind
+
+    player = User.objects.get(username="alice")
+    client = staff_client(_in_group("helpdesk", SUPPORT), "en")
+    page = client.get(reverse("admin:accounts_user_change", args=[player.pk]))
+    body = html.unescape(page.content.decode())
+    rounds_url = reverse("admin:games_round_changelist") + "?player=alice"
+    assert rounds_url in body
+    wallet = Account.objects.get(user=player, kind=AccountKind.WALLET)
+    assert reverse("admin:accounts_entry_changelist") + f"?account__id__exact={wallet.pk}" in body
+    listing = client.get(rounds_url)
+    assert listing.status_code == 200
+    assert reverse("admin:games_round_change", args=[played.pk]) in listing.content.decode()
+
+
+def test_a_rules_admin_without_the_round_permission_still_gets_403(
+    played: Round,
+) -> None:
+    from accounts.groups import RULES_ADMIN
+
+    client = staff_client(_in_group("rulesmith", RULES_ADMIN), "en")
+    assert client.get(reverse("admin:games_round_change", args=[played.pk])).status_code == 403
+    assert client.get(reverse("admin:games_round_changelist")).status_code == 403
+
+
+OLD_CSV_COLUMNS = [
+    "round_id", "room", "table_id", "number", "started_at", "settled_at", "username",
+    "position", "special", "auto", "escaped", "water", "delta", "penalty", "flags",
+    "transaction_id", "commitment", "status", "cards", "arrangement",
+]  # fmt: skip
+
+
+def test_the_rounds_csv_appends_balances_cuts_transfers_fee_and_rules(
+    played: Round, admin_user: User
+) -> None:
+    import csv
+    import io
+
+    response = staff_client(admin_user, "en").post(
+        reverse("admin:games_round_changelist"),
+        {"action": "export_rounds_csv", "_selected_action": played.pk},
+    )
+    text = b"".join(response.streaming_content).decode("utf-8-sig")  # type: ignore[attr-defined]
+    header, *rows = list(csv.reader(io.StringIO(text)))
+    assert header[: len(OLD_CSV_COLUMNS)] == OLD_CSV_COLUMNS
+    assert header[len(OLD_CSV_COLUMNS) :] == [
+        "balance_before", "cut_owed", "cut_paid", "transfers_paid", "transfers_received",
+        "table_fee", "rule_configuration_id", "rule_configuration", "rule_version", "base_score",
+    ]  # fmt: skip
+    result = played.result
+    rules = played.table.room.rules
+    version = rules.history.order_by("-history_id").first()
+    assert version is not None
+    ids = {u.username: str(u.pk) for u in User.objects.filter(username__in=NAMES)}
+    for row in rows:
+        line = dict(zip(header, row, strict=True))
+        uid = ids[line["username"]]
+        assert int(line["balance_before"]) == int(played.balances[uid])
+        paid = sum(t["coins"] for t in result["transfers"] if str(t["from"]) == uid)
+        received = sum(t["coins"] for t in result["transfers"] if str(t["to"]) == uid)
+        assert (int(line["transfers_paid"]), int(line["transfers_received"])) == (paid, received)
+        owed = sum(c["owed"] for c in result["cuts"] if str(c["from"]) == uid)
+        assert int(line["cut_owed"]) == owed
+        assert line["table_fee"] == "0"
+        assert line["rule_configuration"] == rules.name
+        assert line["rule_configuration_id"] == str(rules.pk)
+        assert line["rule_version"] == str(version.history_id)
+        assert line["base_score"] == str(played.config["base_score"])
+
+
+def test_a_configuration_edited_after_the_table_opened_leaves_the_rounds_version(
+    played: Round, admin_user: User
+) -> None:
+    """The table read its rules when it opened: a later edit is a later version, not the
+    round's (the round still names the version its snapshot was taken from)."""
+    rules = played.table.room.rules
+    before = rules.history.order_by("-history_id").first()
+    assert before is not None
+    rules.description = "edited after the table opened"
+    rules.save()
+    after = rules.history.order_by("-history_id").first()
+    assert after is not None and after.history_id != before.history_id
+    response = staff_client(admin_user, "en").get(
+        reverse("admin:games_round_change", args=[played.pk])
+    )
+    row = re.search(r'(?s)<tr id="round-rules">(.*?)</tr>', response.content.decode())
+    assert row is not None
+    assert f"#{before.history_id}<" in row.group(1) and f"#{after.history_id}<" not in row.group(1)

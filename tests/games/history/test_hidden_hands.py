@@ -198,8 +198,10 @@ def test_staff_see_no_hand_before_the_settlement_and_every_hand_after(
     assert "NOT VERIFIED" in verify and "0 rounds verified" in verify
     assert "1 round is still in play and was not verified" in verify
     rows = list(csv.reader(io.StringIO(body(responses["export rounds"]))))
-    assert rows[0][-3:] == ["status", "cards", "arrangement"] and len(rows) == 3
-    assert {r[-3] for r in rows[1:]} == {"in_play"} and {r[-2] for r in rows[1:]} == {""}
+    # status, cards and arrangement: columns 17-19 (later columns are appended after them)
+    assert rows[0][17:20] == ["status", "cards", "arrangement"] and len(rows) == 3
+    assert {r[17] for r in rows[1:]} == {"in_play"} and {r[18] for r in rows[1:]} == {""}
+    assert {r[rows[0].index("balance_before")] for r in rows[1:]} == {""}
     assert {r[8] for r in rows[1:]} == {""}  # special
     assert responses["replay"].status_code == 403
     assert "its replay opens once it is settled" in body(responses["replay"])
@@ -211,8 +213,8 @@ def test_staff_see_no_hand_before_the_settlement_and_every_hand_after(
         assert hand in change
     assert "MATCH" in change and "MISMATCH" not in change and IN_PLAY_EN not in change
     rows = list(csv.reader(io.StringIO(body(responses["export rounds"]))))
-    assert {r[6]: r[-2] for r in rows[1:]} == in_play.hands
-    assert all(r[-1].count("|") == 2 for r in rows[1:])
+    assert {r[6]: r[18] for r in rows[1:]} == in_play.hands
+    assert all(r[19].count("|") == 2 for r in rows[1:])
     assert responses["replay"].status_code == 200
     replay = body(responses["replay"])
     assert all(card in leaked(replay, in_play) for card in in_play.cards)

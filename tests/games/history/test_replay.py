@@ -236,8 +236,8 @@ def test_the_players_see_the_round_drawn_by_the_table_and_nothing_secret(
     for name in ("alice", "bob", "carol"):
         client = logged_in(users[name])
         # The session, the user, the round, its players with their users, the round's events,
-        # the header's balance.
-        with django_assert_max_num_queries(6):
+        # the header's balance, the version of the rules the round played.
+        with django_assert_max_num_queries(7):
             response = client.get(replay_url(round_))
         assert response.status_code == 200
         html = response.content.decode()
@@ -382,3 +382,52 @@ def test_the_hand_history_is_linked_from_the_header_and_the_profile_and_links_re
     assert f'href="{replay_url(round_)}"' in rows
     # Nobody logged in: no link to a history.
     assert history not in Client().get(reverse("accounts:login")).content.decode()
+
+
+def _back_link(response: Any) -> str:
+    match = re.search(r'<p class="replay-back"><a href="([^"]*)">', response.content.decode())
+    assert match is not None
+    return match.group(1)
+
+
+def test_the_replay_goes_back_to_the_admin_only_when_opened_from_it(
+    four: tuple[Round, dict[str, User]], support: User
+) -> None:
+    round_, users = four
+    url = replay_url(round_)
+    admin_page = reverse("admin:games_round_change", args=[round_.pk])
+    staff = logged_in(support)
+    assert _back_link(staff.get(url, {"from": "admin"})) == admin_page
+    assert _back_link(staff.get(url)) == reverse("games:history")
+    # A player is sent to their own history whatever the parameter says.
+    assert _back_link(logged_in(users["bob"]).get(url, {"from": "admin"})) == reverse(
+        "games:history"
+    )
+    # Never an address from the query: an open redirect is ignored.
+    for attempt in (
+        "https://evil.example/",
+        "//evil.example",
+        "javascript:alert(1)",
+        admin_page,
+        "ADMIN",
+        "admin ",
+    ):
+        response = staff.get(url, {"from": attempt})
+        assert response.status_code == 200
+        assert _back_link(response) == reverse("games:history"), attempt
+        hrefs = re.findall(r'href="([^"]*)"', response.content.decode())
+        assert not [h for h in hrefs if h.startswith(("javascript:", "//", "http"))], attempt
+
+
+def test_the_replay_names_its_rules(four: tuple[Round, dict[str, User]]) -> None:
+    round_, users = four
+    text = logged_in(users["bob"]).get(replay_url(round_)).content.decode()
+    rules = round_.table.room.rules
+    match = re.search(r'(?s)<p class="replay-rules" id="replay-rules">(.*?)</p>', text)
+    assert match is not None
+    assert f"base score {round_.config['base_score']}" in match.group(1)
+    version = rules.history.order_by("-history_id").first()
+    assert version is not None
+    # The name as the page's language shows it (the English half of "Standard 标准").
+    assert rules.name.split()[0] in match.group(1)
+    assert f"version #{version.history_id}" in match.group(1)
