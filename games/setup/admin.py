@@ -96,6 +96,39 @@ class SpecialHandSettingInline(admin.TabularInline):
         return 0
 
 
+def first_problem(form: Any, formsets: list[Any]) -> dict[str, str] | None:
+    """The first refused field of the change page, for the banner that jumps to it: the
+    configuration's fields in the page's order, then the special-hand rows, then the
+    warnings above them."""
+    if not form.is_bound:
+        return None
+    for name in form.fields:
+        if form.errors.get(name):
+            field = form[name]
+            return {
+                "anchor": field.id_for_label,
+                "label": str(field.label),
+                "message": str(form.errors[name][0]),
+            }
+    for formset in formsets:
+        for row in formset.forms:
+            for name in row.fields:
+                if row.errors.get(name):
+                    field = row[name]
+                    return {
+                        "anchor": field.id_for_label,
+                        "label": str(field.label),
+                        "message": str(row.errors[name][0]),
+                    }
+        if formset.non_form_errors():
+            return {
+                "anchor": f"{formset.prefix}-group",
+                "label": str(gettext("special hands")),
+                "message": str(formset.non_form_errors()[0]),
+            }
+    return None
+
+
 def _new_rows_initial() -> list[dict[str, Any]]:
     """A new configuration starts with the engine's defaults (RULES.md §5)."""
     return [
@@ -123,6 +156,17 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     object_history_template = "admin/games/ruleconfiguration/object_history.html"
     fieldsets = (
         (None, {"fields": ("name", "description", "is_default", "preset")}),
+        (
+            _("This change"),
+            {
+                "fields": ("change_reason", "confirm_warnings"),
+                "description": _(
+                    "Saving checks the money these rules move: an entry minimum of 0 or above "
+                    "the sign-up grant, an escape penalty of 0, or a special hand worth more "
+                    "than a new player holds needs a confirmation."
+                ),
+            },
+        ),
         (
             _("Deck (RULES.md §12)"),
             {
@@ -326,6 +370,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         self, request: HttpRequest, obj: RuleConfiguration, form: Any, change: bool
     ) -> None:
         obj._history_user = request.user  # type: ignore[attr-defined]
+        obj._change_reason = form.cleaned_data.get("change_reason") or None  # type: ignore[attr-defined]
         rule_configuration_save(configuration=obj)
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
@@ -333,12 +378,32 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             super().save_formset(request, form, formset, change)
             return
         rows = formset.save(commit=False)
+        reason = form.cleaned_data.get("change_reason") or None
+        for row in rows:
+            row._change_reason = reason
         special_hands_save(rows=rows)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         # The rules and their special hands are all saved now: which preset do they play?
         form.instance.preset_refresh()
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> HttpResponse:
+        adminform = context.get("adminform")
+        inlines = context.get("inline_admin_formsets") or []
+        if adminform is not None:
+            context["first_problem"] = first_problem(
+                adminform.form, [inline.formset for inline in inlines]
+            )
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     # -- default and deletion -----------------------------------------------------------------
     @admin.action(
