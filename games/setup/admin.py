@@ -64,8 +64,12 @@ from games.setup.versions import (
     special_hands_diff,
     version_until,
 )
+from lobby.models import Room, RoomStatus
 from shisanshui.admin_ids import CheckedHistoryIds
 from shisanshui.ratelimit import RateLimited, rate_limit_hit
+
+# Open rooms listed on a configuration's page (the rest are counted, and linked).
+_ROOMS_LISTED = 20
 
 
 class SpecialHandSettingInline(admin.TabularInline):
@@ -150,6 +154,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         "entry_minimum_display",
         "deck_display",
         "special_stats_table",
+        "rooms_display",
         "created_at",
         "updated_at",
     )
@@ -164,6 +169,18 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                     "Saving checks the money these rules move: an entry minimum of 0 or above "
                     "the sign-up grant, an escape penalty of 0, or a special hand worth more "
                     "than a new player holds needs a confirmation."
+                ),
+            },
+        ),
+        (
+            _("Where these rules are used"),
+            {
+                "fields": ("rooms_display",),
+                "description": _(
+                    "A change applies to new tables. An open table keeps the rules it was "
+                    "created with until its room closes; a room with no round in play can be "
+                    "moved to another configuration (Rooms: the action “Move to another "
+                    "configuration”)."
                 ),
             },
         ),
@@ -282,6 +299,35 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             "%(coins)s coins = %(water)s water (the highest enabled special hand) × base score "
             "%(base)s × 3 (RULES.md §7.4), for the rules as saved."
         ) % {"coins": f"{config.entry_minimum:,}", "water": top, "base": f"{config.base_score:,}"}
+
+    @admin.display(description=_("open rooms"))
+    def rooms_display(self, obj: RuleConfiguration | None) -> str:
+        if obj is None or obj.pk is None:
+            return gettext("None yet.")
+        rooms = list(
+            Room.objects.filter(rules_id=obj.pk, status=RoomStatus.OPEN)
+            .select_related("table")
+            .order_by("pk")[: _ROOMS_LISTED + 1]
+        )
+        count = Room.objects.filter(rules_id=obj.pk, status=RoomStatus.OPEN).count()
+        rows = [
+            {
+                "room": room,
+                "url": reverse("admin:lobby_room_change", args=[room.pk]),
+                "table": getattr(room, "table", None),
+            }
+            for room in rooms[:_ROOMS_LISTED]
+        ]
+        return render_to_string(
+            "admin/games/ruleconfiguration/rooms.html",
+            {
+                "rows": rows,
+                "count": count,
+                "more": max(0, count - len(rows)),
+                "rooms_url": reverse("admin:lobby_room_changelist")
+                + f"?rules__id__exact={obj.pk}&status__exact={RoomStatus.OPEN.value}",
+            },
+        )
 
     @admin.display(description=_("deck as saved"))
     def deck_display(self, obj: RuleConfiguration | None) -> str:
