@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -60,6 +61,7 @@ from games.setup.special_stats import special_deals_build_in_background, special
 from games.setup.versions import (
     configuration_versions,
     rule_configuration_versions_diff,
+    rule_configurations_compare,
     special_changes,
     special_hands_diff,
     version_until,
@@ -67,6 +69,16 @@ from games.setup.versions import (
 from lobby.models import Room, RoomStatus
 from shisanshui.admin_ids import CheckedHistoryIds
 from shisanshui.ratelimit import RateLimited, rate_limit_hit
+
+
+class CompareForm(forms.Form):
+    a = forms.ModelChoiceField(
+        label=_("configuration A"), queryset=RuleConfiguration.objects.order_by("name")
+    )
+    b = forms.ModelChoiceField(
+        label=_("configuration B"), queryset=RuleConfiguration.objects.order_by("name")
+    )
+
 
 # Open rooms listed on a configuration's page (the rest are counted, and linked).
 _ROOMS_LISTED = 20
@@ -148,7 +160,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     list_display = ("name", "is_default", "preset", "base_score", "entry_minimum", "updated_at")
     list_display_links = ("name",)
     search_fields = ("name", "description")
-    actions = ["make_default"]
+    actions = ["make_default", "compare_two"]
     readonly_fields = (
         "preset",
         "entry_minimum_display",
@@ -517,12 +529,56 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             self.admin_site.admin_view(self.history_compare_view),
             name="games_ruleconfiguration_history_compare",
         )
+        compare_any = path(
+            "compare/",
+            self.admin_site.admin_view(self.compare_view),
+            name="games_ruleconfiguration_compare",
+        )
         from_preset = path(
             "from-preset/",
             self.admin_site.admin_view(self.from_preset_view),
             name="games_ruleconfiguration_from_preset",
         )
-        return [compare, from_preset, *super().get_urls()]
+        return [compare, compare_any, from_preset, *super().get_urls()]
+
+    # -- compare any two ----------------------------------------------------------------------
+    @admin.action(description=_("Compare the two selected configurations"), permissions=["view"])
+    def compare_two(
+        self, request: HttpRequest, queryset: QuerySet[RuleConfiguration]
+    ) -> HttpResponse | None:
+        ids = list(queryset.order_by("name").values_list("pk", flat=True)[:3])
+        if len(ids) != 2:
+            self.message_user(
+                request, gettext("Select exactly two configurations to compare."), messages.ERROR
+            )
+            return None
+        url = reverse("admin:games_ruleconfiguration_compare")
+        return HttpResponseRedirect(f"{url}?a={ids[0]}&b={ids[1]}")
+
+    def compare_view(self, request: HttpRequest) -> HttpResponse:
+        """Two configurations side by side (GET ``a`` and ``b``: their ids, picked here or by
+        the list's action), every value in words, the differences highlighted."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        form = CompareForm(request.GET if request.GET else None)
+        comparison = None
+        a = b = None
+        if form.is_bound and form.is_valid():
+            a, b = form.cleaned_data["a"], form.cleaned_data["b"]
+            comparison = rule_configurations_compare(a=a, b=b)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": gettext("Compare two configurations"),
+            "form": form,
+            "a": a,
+            "b": b,
+            "comparison": comparison,
+        }
+        status = 400 if form.is_bound and not form.is_valid() else 200
+        return TemplateResponse(
+            request, "admin/games/ruleconfiguration/compare.html", context, status=status
+        )
 
     # -- new from preset ----------------------------------------------------------------------
     def from_preset_view(self, request: HttpRequest) -> HttpResponse:
