@@ -560,6 +560,16 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         the list's action), every value in words, the differences highlighted."""
         if not self.has_view_permission(request):
             raise PermissionDenied
+        limited = rate_limit_hit("admin.rule_compare", request.user.pk)
+        if limited is not None:
+            response = HttpResponse(
+                gettext("Too many comparisons: try again in %(seconds)s s.")
+                % {"seconds": limited.retry_after},
+                status=429,
+                content_type="text/plain; charset=utf-8",
+            )
+            response["Retry-After"] = str(limited.retry_after)
+            return response
         form = CompareForm(request.GET if request.GET else None)
         comparison = None
         a = b = None

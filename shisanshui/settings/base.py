@@ -366,6 +366,8 @@ RATE_LIMITS = {
     "table.cooldown": "1/30seconds",
     # Configurations an admin creates from a rule preset (each POST counts).
     "admin.rule_preset": "10/minute;100/hour",
+    # Comparisons of two rule configurations an admin opens (each page counts).
+    "admin.rule_compare": "60/minute;600/hour",
     # Moves of rooms to another rule configuration (each applied action counts).
     "admin.room_move": "10/minute;100/hour",
     # Password reset links a staff member sends from the user admin (each link counts).

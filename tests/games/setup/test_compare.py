@@ -108,3 +108,12 @@ def test_the_version_compare_shows_words_and_the_reason(rules_admin: User) -> No
     row = re.search(r'<tr data-field="escape_covers_losses">.*?</tr>', html, re.S).group(0)
     assert ">No<" in row and ">Yes<" in row and "True" not in row
     assert "Stricter escapes" in html
+
+
+def test_comparisons_are_rate_limited(rules_admin: User, settings) -> None:
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "admin.rule_compare": "1/minute"}
+    client = logged_in(rules_admin)
+    assert client.get(reverse(COMPARE)).status_code == 200
+    refused = client.get(reverse(COMPARE))
+    assert refused.status_code == 429 and "Too many comparisons" in refused.content.decode()
+    assert int(refused["Retry-After"]) > 0
