@@ -58,6 +58,13 @@ class EconomySettingsForm(forms.ModelForm):  # type: ignore[type-arg]
 
     user: User | None = None
 
+    change_reason = forms.CharField(
+        label=_("reason for the change"),
+        max_length=200,
+        required=False,
+        help_text=_("Shown to the economy administrator who approves the proposal."),
+    )
+
     class Meta:
         model = EconomySettings
         fields = "__all__"
@@ -115,7 +122,7 @@ class EconomySettingsAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                 )
             },
         ),
-        (None, {"fields": ("updated_at",)}),
+        (None, {"fields": ("change_reason", "updated_at")}),
     )
     readonly_fields = ("updated_at",)
 
@@ -148,11 +155,17 @@ class EconomySettingsAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         return form
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
-        values = {name: form.cleaned_data[name] for name in form.changed_data}
+        values = {
+            name: form.cleaned_data[name] for name in form.changed_data if name != "change_reason"
+        }
         if not values:
             return
         try:
-            proposed = economy_change_propose(user=request.user, values=values)  # type: ignore[arg-type]
+            proposed = economy_change_propose(
+                user=request.user,  # type: ignore[arg-type]
+                values=values,
+                reason=form.cleaned_data.get("change_reason") or "",
+            )
         except EconomyChangeRefused as refused:
             self.message_user(request, refused.message, messages.ERROR)
             return
@@ -222,6 +235,7 @@ class EconomyChangeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "status",
         "proposed_by",
         "proposed_at",
+        "reason",
         "approved_by",
         "applied_at",
         "applied_version",

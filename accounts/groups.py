@@ -54,9 +54,10 @@ GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "accounts.freeze_transfers",
         "accounts.view_transferfreeze",
     ),
-    # Edits the rule configurations (games migration 0005 grants the same); views the economy
-    # settings. Every economy setting is what the mint pays or a protection, so changing one is
-    # the economy administrators' (migration 0009 took `change_economysettings` away).
+    # Edits the rule configurations (games migration 0005 grants the same), moves rooms from
+    # one to another, views rooms and rounds; views the economy settings. Every economy setting
+    # is what the mint pays or a protection, so changing one is the economy administrators'
+    # (migration 0009 took `change_economysettings` away).
     RULES_ADMIN: (
         "accounts.view_economysettings",
         "games.view_ruleconfiguration",
@@ -65,6 +66,12 @@ GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "games.view_specialhandsetting",
         "games.add_specialhandsetting",
         "games.change_specialhandsetting",
+        # Where the rules are used: the rooms (moved to another configuration by the rooms
+        # admin's action, which asks for `games.change_ruleconfiguration`) and the rounds.
+        "lobby.view_room",
+        "lobby.view_seat",
+        "games.view_round",
+        "games.view_roundplayer",
     ),
 }
 

@@ -670,6 +670,8 @@ class EconomyChange(models.Model):
         related_name="+",
     )
     proposed_at = models.DateTimeField(_("proposed at"), auto_now_add=True)
+    # Why the proposer wants the change, shown to the approver (may be empty).
+    reason = models.CharField(_("reason for the change"), max_length=200, blank=True, default="")
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("approved by"),

@@ -523,12 +523,15 @@ def _may_change_economy(user: User) -> bool:
 
 
 @transaction.atomic
-def economy_change_propose(*, user: User, values: dict[str, Any]) -> EconomyChange:
+def economy_change_propose(
+    *, user: User, values: dict[str, Any], reason: str = ""
+) -> EconomyChange:
     """Store a proposed change of the economy settings; it changes nothing until another
     economy administrator approves it (`economy_change_approve`).
 
     `values` maps setting names to proposed values; only those that differ from the stored
-    settings are kept. Refused (EconomyChangeRefused, nothing written): a proposer without
+    settings are kept; `reason` (why, for the approver) is kept with them. Refused
+    (EconomyChangeRefused, nothing written): a proposer without
     `accounts.change_economy_money`, an unknown field, no difference, or a value the model
     refuses (its bounds: `ECONOMY_BOUNDS`).
     """
@@ -550,7 +553,9 @@ def economy_change_propose(*, user: User, values: dict[str, Any]) -> EconomyChan
     if not changed:
         raise EconomyChangeRefused("no_change", _("The proposal changes nothing."))
     _economy_checked(stored, changed)
-    change = EconomyChange.objects.create(values=changed, proposed_by=user)
+    change = EconomyChange.objects.create(
+        values=changed, proposed_by=user, reason=reason.strip()[:200]
+    )
     logger.info("accounts: economy change %s proposed by user %s", change.pk, user.pk)
     return change
 

@@ -145,6 +145,12 @@ class RoomClosed(LobbyError):
     template = _("This room is closed.")
 
 
+class RoundInPlay(LobbyError):
+    code = "round_in_play"
+    status = 409
+    template = _("A round is in play in room “%(room)s”: its rules can change only between rounds.")
+
+
 class RoomFull(LobbyError):
     code = "room_full"
     status = 409

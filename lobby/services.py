@@ -23,14 +23,16 @@ from django.utils import timezone
 from accounts.models import User
 from games.live import bots as games_bots
 from games.live import services as table_services
-from games.models import RuleConfiguration
+from games.models import Round, RuleConfiguration, Table
 from games.table.errors import TableError
+from games.table.state import ROUND_PHASES
 from lobby.checks import (
     check_can_afford,
     check_can_open,
     check_code_budget,
     check_not_frozen,
     check_not_seated,
+    check_seats_fit,
     checked_base_score,
     checked_bot_level,
     checked_bots,
@@ -39,8 +41,10 @@ from lobby.checks import (
     checked_series,
     checked_table_terms,
     code_failed,
+    config_entry_minimum,
     default_room_name,
     default_rules,
+    engine_config,
     normalized_code,
 )
 from lobby.errors import (
@@ -51,6 +55,7 @@ from lobby.errors import (
     RoomFull,
     RoomNotEmpty,
     RoomNotFound,
+    RoundInPlay,
     WrongRoomCode,
 )
 from lobby.models import BotLevel, Room, RoomStatus, Seat
@@ -370,4 +375,38 @@ def room_close_idle(*, room_id: int, idle_seconds: int) -> Room | None:
     if idle_since > timezone.now() - timedelta(seconds=idle_seconds):
         return None
     _close_locked(room=room)
+    return room
+
+
+@transaction.atomic
+def room_rules_move(*, room_id: int, rules: RuleConfiguration) -> Room:
+    """Give an open room another rule configuration (a rules administrator's action).
+
+    Refused while a round is in play at its table (`round_in_play`), for a closed room
+    (`room_closed`) and when the new rules' deck does not seat the room (`too_many_seats`).
+    A table already made keeps the rules it was created with until the room closes (its
+    state holds them), and the room keeps the entry minimum of those rules; a room without a
+    table yet takes the new rules' entry minimum at its base score. Either way the
+    configuration no longer counts the room as its own (a deck change no longer waits for it).
+    """
+    room = Room.objects.select_for_update().get(pk=room_id)
+    if room.status != RoomStatus.OPEN:
+        raise RoomClosed()
+    config = engine_config(rules)
+    check_seats_fit(rules=rules, config=config, seats=room.seats)
+    table = Table.objects.filter(room_id=room.pk).first()
+    in_play = table is not None and (
+        table.phase in {phase.value for phase in ROUND_PHASES}
+        or Round.objects.filter(table=table, settled_at__isnull=True).exists()
+    )
+    if in_play:
+        raise RoundInPlay(room=room.name)
+    room.rules = rules
+    fields = ["rules"]
+    if table is None:
+        room.entry_minimum = config_entry_minimum(config, base_score=room.base_score)
+        fields.append("entry_minimum")
+    room.save(update_fields=fields)
+    room_touch(room=room)
+    room_notify(event=ROOM_UPDATED, room=room)
     return room

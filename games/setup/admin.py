@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -60,12 +61,27 @@ from games.setup.special_stats import special_deals_build_in_background, special
 from games.setup.versions import (
     configuration_versions,
     rule_configuration_versions_diff,
+    rule_configurations_compare,
     special_changes,
     special_hands_diff,
     version_until,
 )
+from lobby.models import Room, RoomStatus
 from shisanshui.admin_ids import CheckedHistoryIds
 from shisanshui.ratelimit import RateLimited, rate_limit_hit
+
+
+class CompareForm(forms.Form):
+    a = forms.ModelChoiceField(
+        label=_("configuration A"), queryset=RuleConfiguration.objects.order_by("name")
+    )
+    b = forms.ModelChoiceField(
+        label=_("configuration B"), queryset=RuleConfiguration.objects.order_by("name")
+    )
+
+
+# Open rooms listed on a configuration's page (the rest are counted, and linked).
+_ROOMS_LISTED = 20
 
 
 class SpecialHandSettingInline(admin.TabularInline):
@@ -96,6 +112,39 @@ class SpecialHandSettingInline(admin.TabularInline):
         return 0
 
 
+def first_problem(form: Any, formsets: list[Any]) -> dict[str, str] | None:
+    """The first refused field of the change page, for the banner that jumps to it: the
+    configuration's fields in the page's order, then the special-hand rows, then the
+    warnings above them."""
+    if not form.is_bound:
+        return None
+    for name in form.fields:
+        if form.errors.get(name):
+            field = form[name]
+            return {
+                "anchor": field.id_for_label,
+                "label": str(field.label),
+                "message": str(form.errors[name][0]),
+            }
+    for formset in formsets:
+        for row in formset.forms:
+            for name in row.fields:
+                if row.errors.get(name):
+                    field = row[name]
+                    return {
+                        "anchor": field.id_for_label,
+                        "label": str(field.label),
+                        "message": str(row.errors[name][0]),
+                    }
+        if formset.non_form_errors():
+            return {
+                "anchor": f"{formset.prefix}-group",
+                "label": str(gettext("special hands")),
+                "message": str(formset.non_form_errors()[0]),
+            }
+    return None
+
+
 def _new_rows_initial() -> list[dict[str, Any]]:
     """A new configuration starts with the engine's defaults (RULES.md §5)."""
     return [
@@ -111,18 +160,42 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     list_display = ("name", "is_default", "preset", "base_score", "entry_minimum", "updated_at")
     list_display_links = ("name",)
     search_fields = ("name", "description")
-    actions = ["make_default"]
+    actions = ["make_default", "compare_two"]
     readonly_fields = (
         "preset",
         "entry_minimum_display",
         "deck_display",
         "special_stats_table",
+        "rooms_display",
         "created_at",
         "updated_at",
     )
     object_history_template = "admin/games/ruleconfiguration/object_history.html"
     fieldsets = (
         (None, {"fields": ("name", "description", "is_default", "preset")}),
+        (
+            _("This change"),
+            {
+                "fields": ("change_reason", "confirm_warnings"),
+                "description": _(
+                    "Saving checks the money these rules move: an entry minimum of 0 or above "
+                    "the sign-up grant, an escape penalty of 0, or a special hand worth more "
+                    "than a new player holds needs a confirmation."
+                ),
+            },
+        ),
+        (
+            _("Where these rules are used"),
+            {
+                "fields": ("rooms_display",),
+                "description": _(
+                    "A change applies to new tables. An open table keeps the rules it was "
+                    "created with until its room closes; a room with no round in play can be "
+                    "moved to another configuration (Rooms: the action “Move to another "
+                    "configuration”)."
+                ),
+            },
+        ),
         (
             _("Deck (RULES.md §12)"),
             {
@@ -239,6 +312,35 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             "%(base)s × 3 (RULES.md §7.4), for the rules as saved."
         ) % {"coins": f"{config.entry_minimum:,}", "water": top, "base": f"{config.base_score:,}"}
 
+    @admin.display(description=_("open rooms"))
+    def rooms_display(self, obj: RuleConfiguration | None) -> str:
+        if obj is None or obj.pk is None:
+            return gettext("None yet.")
+        rooms = list(
+            Room.objects.filter(rules_id=obj.pk, status=RoomStatus.OPEN)
+            .select_related("table")
+            .order_by("pk")[: _ROOMS_LISTED + 1]
+        )
+        count = Room.objects.filter(rules_id=obj.pk, status=RoomStatus.OPEN).count()
+        rows = [
+            {
+                "room": room,
+                "url": reverse("admin:lobby_room_change", args=[room.pk]),
+                "table": getattr(room, "table", None),
+            }
+            for room in rooms[:_ROOMS_LISTED]
+        ]
+        return render_to_string(
+            "admin/games/ruleconfiguration/rooms.html",
+            {
+                "rows": rows,
+                "count": count,
+                "more": max(0, count - len(rows)),
+                "rooms_url": reverse("admin:lobby_room_changelist")
+                + f"?rules__id__exact={obj.pk}&status__exact={RoomStatus.OPEN.value}",
+            },
+        )
+
     @admin.display(description=_("deck as saved"))
     def deck_display(self, obj: RuleConfiguration | None) -> str:
         config = self._saved_config(obj)
@@ -326,6 +428,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         self, request: HttpRequest, obj: RuleConfiguration, form: Any, change: bool
     ) -> None:
         obj._history_user = request.user  # type: ignore[attr-defined]
+        obj._change_reason = form.cleaned_data.get("change_reason") or None  # type: ignore[attr-defined]
         rule_configuration_save(configuration=obj)
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
@@ -333,12 +436,32 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             super().save_formset(request, form, formset, change)
             return
         rows = formset.save(commit=False)
+        reason = form.cleaned_data.get("change_reason") or None
+        for row in rows:
+            row._change_reason = reason
         special_hands_save(rows=rows)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         # The rules and their special hands are all saved now: which preset do they play?
         form.instance.preset_refresh()
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> HttpResponse:
+        adminform = context.get("adminform")
+        inlines = context.get("inline_admin_formsets") or []
+        if adminform is not None:
+            context["first_problem"] = first_problem(
+                adminform.form, [inline.formset for inline in inlines]
+            )
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     # -- default and deletion -----------------------------------------------------------------
     @admin.action(
@@ -406,12 +529,66 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             self.admin_site.admin_view(self.history_compare_view),
             name="games_ruleconfiguration_history_compare",
         )
+        compare_any = path(
+            "compare/",
+            self.admin_site.admin_view(self.compare_view),
+            name="games_ruleconfiguration_compare",
+        )
         from_preset = path(
             "from-preset/",
             self.admin_site.admin_view(self.from_preset_view),
             name="games_ruleconfiguration_from_preset",
         )
-        return [compare, from_preset, *super().get_urls()]
+        return [compare, compare_any, from_preset, *super().get_urls()]
+
+    # -- compare any two ----------------------------------------------------------------------
+    @admin.action(description=_("Compare the two selected configurations"), permissions=["view"])
+    def compare_two(
+        self, request: HttpRequest, queryset: QuerySet[RuleConfiguration]
+    ) -> HttpResponse | None:
+        ids = list(queryset.order_by("name").values_list("pk", flat=True)[:3])
+        if len(ids) != 2:
+            self.message_user(
+                request, gettext("Select exactly two configurations to compare."), messages.ERROR
+            )
+            return None
+        url = reverse("admin:games_ruleconfiguration_compare")
+        return HttpResponseRedirect(f"{url}?a={ids[0]}&b={ids[1]}")
+
+    def compare_view(self, request: HttpRequest) -> HttpResponse:
+        """Two configurations side by side (GET ``a`` and ``b``: their ids, picked here or by
+        the list's action), every value in words, the differences highlighted."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        limited = rate_limit_hit("admin.rule_compare", request.user.pk)
+        if limited is not None:
+            response = HttpResponse(
+                gettext("Too many comparisons: try again in %(seconds)s s.")
+                % {"seconds": limited.retry_after},
+                status=429,
+                content_type="text/plain; charset=utf-8",
+            )
+            response["Retry-After"] = str(limited.retry_after)
+            return response
+        form = CompareForm(request.GET if request.GET else None)
+        comparison = None
+        a = b = None
+        if form.is_bound and form.is_valid():
+            a, b = form.cleaned_data["a"], form.cleaned_data["b"]
+            comparison = rule_configurations_compare(a=a, b=b)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": gettext("Compare two configurations"),
+            "form": form,
+            "a": a,
+            "b": b,
+            "comparison": comparison,
+        }
+        status = 400 if form.is_bound and not form.is_valid() else 200
+        return TemplateResponse(
+            request, "admin/games/ruleconfiguration/compare.html", context, status=status
+        )
 
     # -- new from preset ----------------------------------------------------------------------
     def from_preset_view(self, request: HttpRequest) -> HttpResponse:

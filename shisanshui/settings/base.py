@@ -370,6 +370,10 @@ RATE_LIMITS = {
     "admin.collusion_scan": "1/minute;20/hour",
     # Freezes and unfreezes of a player's transfers, per staff member.
     "admin.transfer_freeze": "10/minute;100/hour",
+    # Comparisons of two rule configurations an admin opens (each page counts).
+    "admin.rule_compare": "60/minute;600/hour",
+    # Moves of rooms to another rule configuration (each applied action counts).
+    "admin.room_move": "10/minute;100/hour",
     # Password reset links a staff member sends from the user admin (each link counts).
     "admin.password_reset": "10/minute;50/hour",
     # Requests to a password reset link's pages per client address (both steps count).

@@ -313,3 +313,15 @@ def test_refused_requests_move_no_coins(make_player: MakePlayer) -> None:
     _client(rules_admin).post(SETTINGS_URL, _form(daily_bonus=ATTACK))
 
     assert ledger_counts() == before
+
+
+def test_a_proposal_keeps_its_reason_for_the_approver() -> None:
+    economy_settings_get_or_create()
+    proposer = _client(_staff("treasurer", ECONOMY_ADMIN))
+    response = proposer.post(SETTINGS_URL, _form(daily_bonus=3_000, change_reason="Holiday week"))
+    assert response.status_code == 302
+    change = EconomyChange.objects.get()
+    assert change.values == {"daily_bonus": 3_000}  # the reason is not a setting
+    assert change.reason == "Holiday week"
+    approver = _client(_staff("auditor", ECONOMY_ADMIN))
+    assert "Holiday week" in approver.get(CHANGES_URL).content.decode()

@@ -22,6 +22,7 @@ from django.contrib.staticfiles import finders
 from django.test import Client
 from django.urls import reverse
 
+from accounts.groups import ECONOMY_ADMIN
 from accounts.models import EconomySettings, User
 from accounts.services import economy_settings_get_or_create
 from games.history import audit
@@ -32,6 +33,7 @@ from games.models import Round
 from games.rules.config import RuleConfig
 from games.table.perspective import events_for
 from lobby.models import Room
+from tests.games.conftest import MakeStaff
 from tests.games.replay_helpers import (
     ALICE,
     BOB,
@@ -269,13 +271,14 @@ def test_the_players_see_the_round_drawn_by_the_table_and_nothing_secret(
 
 
 def test_only_the_rounds_players_and_staff_open_a_replay(
-    four: tuple[Round, dict[str, User]], support: User, rules_admin: User
+    four: tuple[Round, dict[str, User]], support: User, make_staff: MakeStaff
 ) -> None:
     round_, users = four
+    economy_admin = make_staff(ECONOMY_ADMIN)
     url = replay_url(round_)
     erin = make_player("erin")  # plays too, but not this round
     assert logged_in(erin).get(url).status_code == 404
-    assert logged_in(rules_admin).get(url).status_code == 404  # staff without view_round
+    assert logged_in(economy_admin).get(url).status_code == 404  # staff without view_round
     anonymous = Client().get(url)
     assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
     assert logged_in(users["bob"]).get(reverse("games:round_replay", args=[0])).status_code == 404

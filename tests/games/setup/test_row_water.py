@@ -40,8 +40,8 @@ def test_7_1_a_snapshot_from_before_row_water_plays_row_water_1() -> None:
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        (0, "row_water must be between 1 and 100, got 0"),  # the engine's limit
-        (101, "row_water must be between 1 and 100, got 101"),
+        (0, "must be between 1 and 100, got 0"),  # the engine's limit
+        (101, "must be between 1 and 100, got 101"),
         (-1, "greater than or equal to 0"),  # the form's
         ("two", "Enter a whole number"),
     ],
