@@ -20,7 +20,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
@@ -34,7 +34,7 @@ from games.models import RuleConfiguration, SpecialHandSetting
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.rules.errors import ConfigError
 from games.rules.presets import PRESETS
-from games.rules.stats import DealShape, SpecialStats, special_stats
+from games.rules.stats import DealShape, SpecialStats, special_intervals, special_stats
 from games.setup.forms import (
     RuleConfigurationForm,
     SpecialHandFormSet,
@@ -61,7 +61,12 @@ from games.setup.services import (
     rule_configuration_set_default,
     special_hands_save,
 )
-from games.setup.special_stats import special_deals_build_in_background, special_deals_ready
+from games.setup.special_stats import (
+    special_deals_build_in_background,
+    special_deals_ready,
+    special_sample_ready,
+    special_stats_progress,
+)
 from games.setup.versions import (
     configuration_versions,
     rule_configuration_versions_diff,
@@ -397,12 +402,22 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             return gettext("The stored rules are invalid.")
         shape = DealShape.of(config)  # the configuration's own deck (RULES.md §12)
         deals = special_deals_ready(shape)
+        progress: dict[str, object] | None = None
+        progress_url = (
+            reverse("admin:games_ruleconfiguration_stats_progress", args=[obj.pk])
+            if obj is not None and obj.pk is not None
+            else ""
+        )
         if deals is None:
-            # Never simulate in a request (tens of seconds): build in the background and say so.
+            # Never simulate in a request (tens of seconds): build in the background (a
+            # sample first, for an answer within seconds) and show how far it is.
             if shape.is_classic:
                 special_deals_build_in_background()
             else:
                 special_deals_build_in_background(shape)
+            progress = special_stats_progress(shape)
+            deals = special_sample_ready(shape)
+        if deals is None:
             return render_to_string(
                 "admin/games/ruleconfiguration/special_stats_pending.html",
                 {
@@ -412,9 +427,12 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                     "deck": deck_summary(config),
                     "entry_minimum": f"{config.entry_minimum:,}",
                     "base_score": f"{config.base_score:,}",
+                    "progress": progress,
+                    "progress_url": progress_url,
                 },
             )
         stats: SpecialStats = special_stats(deals, config)
+        intervals = special_intervals(deals, config) if progress is not None else None
         orders: dict[str, int] = {}
         if obj is not None and obj.pk is not None:
             orders = dict(
@@ -431,6 +449,16 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                 "one_in": f"{row.one_in:,.0f}" if row.one_in else None,
                 "water_per_deal": f"{row.expected_water_per_deal:.4f}",
                 "coins_per_deal": f"{row.expected_water_per_deal * config.base_score:,.1f}",
+                "frequency_ci": (
+                    f"± {intervals[row.id].frequency.half_width * 100:.2g} %"
+                    if intervals is not None
+                    else ""
+                ),
+                "water_ci": (
+                    f"± {intervals[row.id].expected_water_per_deal.half_width:.3g}"
+                    if intervals is not None
+                    else ""
+                ),
             }
             for position, row in enumerate(stats.rows, start=1)
         ]
@@ -454,8 +482,39 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                 "players": deals.players,
                 "classic": shape.is_classic,
                 "deck": deck_summary(config),
+                "sampled": intervals is not None,
+                "total_water_ci": (
+                    f"± {intervals['*'].expected_water_per_deal.half_width:.3g}"
+                    if intervals is not None
+                    else ""
+                ),
+                "progress": progress,
+                "progress_url": progress_url,
             },
         )
+
+    def stats_progress_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """The statistics of the configuration's deck, for the change page to poll (JSON,
+        staff with the view permission, rate-limited): ``phase``, ``done``, ``total``,
+        ``percent`` (:func:`special_stats_progress`) and, once a sample or the full
+        simulation is there, ``html``: the statistics table to show."""
+        configuration = get_object_or_404(RuleConfiguration, pk=object_id)
+        if not self.has_view_permission(request, configuration):
+            raise PermissionDenied
+        limited = rate_limit_hit("admin.rule_stats_progress", request.user.pk)
+        if limited is not None:
+            response = JsonResponse(
+                {"error": "rate_limited", "retry_after": limited.retry_after}, status=429
+            )
+            response["Retry-After"] = str(limited.retry_after)
+            return response
+        config = self._saved_config(configuration)
+        if config is None:
+            return JsonResponse({"phase": "invalid", "done": 0, "total": 0, "percent": 0})
+        body: dict[str, object] = dict(special_stats_progress(DealShape.of(config)))
+        if body["phase"] in ("ready", "sampled"):
+            body["html"] = self.special_stats_table(configuration)
+        return JsonResponse(body)
 
     # -- forms --------------------------------------------------------------------------------
     def get_formset_kwargs(
@@ -599,7 +658,13 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             self.admin_site.admin_view(self.publish_view),
             name="games_ruleconfiguration_publish",
         )
+        stats_progress = path(
+            "<int:object_id>/statistics/",
+            self.admin_site.admin_view(self.stats_progress_view),
+            name="games_ruleconfiguration_stats_progress",
+        )
         return [
+            stats_progress,
             compare,
             compare_any,
             from_preset,
