@@ -695,7 +695,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             return HttpResponseRedirect(
                 reverse("admin:games_ruleconfiguration_change", args=[configuration.pk])
             )
-        limited = rate_limit_hit("admin.rule_preset", request.user.pk)
+        limited = rate_limit_hit("admin.rule_draft", request.user.pk)
         if limited is not None:
             return self._too_many(limited)
         draft = rule_configuration_save_as_draft(configuration=configuration, user=request.user)
@@ -732,7 +732,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         refusal = ""
         status = 200
         if request.method == "POST":
-            limited = rate_limit_hit("admin.rule_preset", request.user.pk)
+            limited = rate_limit_hit("admin.rule_draft", request.user.pk)
             if limited is not None:
                 return self._too_many(limited)
             status = 400

@@ -169,3 +169,30 @@ def test_the_draft_pages_speak_chinese(rules_admin: User) -> None:
     with translation.override("zh-hans"):
         page = client.get(publish_url(draft), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "发布" in page
+
+
+def test_drafts_and_publishing_are_rate_limited(settings, rules_admin: User) -> None:
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "admin.rule_draft": "2/minute"}
+    source = rule_configuration_default()
+    client = logged_in(rules_admin)
+    before = RuleConfiguration.objects.count()
+    codes = [client.post(save_as_draft_url(source)).status_code for _ in range(3)]
+    assert codes == [302, 302, 429]
+    assert RuleConfiguration.objects.count() == before + 2
+    draft = RuleConfiguration.objects.filter(is_draft=True).first()
+    response = client.post(publish_url(draft), {"reason": "x"})
+    assert response.status_code == 429 and int(response["Retry-After"]) > 0
+    assert RuleConfiguration.objects.get(pk=draft.pk).is_draft
+
+
+def test_a_duplicate_match_refuses_a_draft(rules_admin: User) -> None:
+    from accounts.services import user_signup
+    from games.live.matches import match_create
+    from lobby.errors import DraftRules
+
+    draft = rule_configuration_save_as_draft(
+        configuration=rule_configuration_default(), user=rules_admin
+    )
+    owner = user_signup(username="matchowner", password="not-used-1")
+    with pytest.raises(DraftRules):
+        match_create(owner=owner, base_score=100, seats=4, tables=2, deals=2, rules=draft)
