@@ -92,6 +92,8 @@ def special_stats_progress(shape: DealShape = CLASSIC_SHAPE) -> dict[str, object
         return {"phase": "ready", "done": where[1], "total": where[1], "percent": 100}
     record = cache.get(_progress_key(where[3])) or {"phase": "idle", "done": 0, "total": 0}
     phase = str(record["phase"])
+    if phase == "ready":  # recorded, but its file is gone (or of other settings): start again
+        phase = "idle"
     if phase == "building" and special_sample_ready(shape) is not None:
         phase = "sampled"
     done, total = int(record["done"]), int(record["total"])

@@ -115,3 +115,17 @@ def test_the_endpoint_is_rate_limited(settings, rules_admin: User, stats_dir: Pa
     assert [client.get(url).status_code for _ in range(3)] == [200, 200, 429]
     response = client.get(url)
     assert response.status_code == 429 and int(response["Retry-After"]) > 0
+
+
+def test_a_recorded_ready_without_its_file_is_idle(stats_dir: Path) -> None:
+    special_stats._progress_set(full_path(stats_dir), "ready", 4, 4)
+    assert special_stats.special_stats_progress()["phase"] == "idle"
+
+
+def test_the_progress_speaks_chinese(rules_admin: User, stats_dir: Path) -> None:
+    special_stats._progress_set(full_path(stats_dir), "sampling", 2, 4)
+    page = logged_in(rules_admin).get(
+        change_url(rule_configuration_default()), headers={"accept-language": "zh-hans"}
+    )
+    text = page.content.decode()
+    assert "正在抽样牌局…" in text and 'value="50"' in text
