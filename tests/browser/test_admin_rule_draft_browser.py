@@ -32,7 +32,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_rules_admin_clones_drafts_checks_publishes_and_moves_a_room(
     live_server: object, new_page: NewPage, shot: Shot, settings, tmp_path: Path
 ) -> None:
-    settings.STATS_CACHE_DIR = tmp_path  # a cold cache: the page computes the draft's figures
+    # A cold cache, and a simulation long enough to be seen running: the first page shows the
+    # progress, and its script puts in the table when there is one, without a reload.
+    settings.STATS_CACHE_DIR = tmp_path
+    settings.SPECIAL_STATS_DEALS = 30_000
+    settings.SPECIAL_STATS_SAMPLE_SECONDS = 1.5
     source = rule_configuration_default()
     with override_settings(SIGNUP_GRANT=100_000):
         owner = user_signup(username="idleowner", password="not-used-1")
@@ -47,6 +51,8 @@ def test_rules_admin_clones_drafts_checks_publishes_and_moves_a_room(
 
     # Clone: a draft copy opens.
     page.goto(f"{base}/admin/games/ruleconfiguration/{source.pk}/change/")
+    expect(page.get_by_test_id("special-stats-progress")).to_be_visible()
+    expect(page.locator(".special-stats table")).to_be_visible(timeout=30_000)
     page.get_by_test_id("save-as-draft").click()
     expect(page.locator("#draft-note")).to_be_visible()
     draft = RuleConfiguration.objects.get(name=f"{source.name} (draft)")
