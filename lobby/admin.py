@@ -39,7 +39,8 @@ class SeatInline(admin.TabularInline):
 
 class MoveRulesForm(forms.Form):
     rules = forms.ModelChoiceField(
-        label=_("move to the configuration"), queryset=RuleConfiguration.objects.order_by("name")
+        label=_("move to the configuration"),
+        queryset=RuleConfiguration.objects.filter(is_draft=False).order_by("name"),
     )
     reason = forms.CharField(label=_("reason"), max_length=200)
 

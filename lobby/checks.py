@@ -19,6 +19,7 @@ from games.rules.config import RuleConfig
 from games.rules.errors import ConfigError
 from lobby.errors import (
     AlreadySeated,
+    DraftRules,
     InsufficientCoins,
     InvalidBaseScore,
     InvalidBotCount,
@@ -132,7 +133,10 @@ def normalized_code(code: object) -> str:
 
 
 def engine_config(rules: RuleConfiguration) -> RuleConfig:
-    """The engine's configuration of these rules; `invalid_rules` if they cannot be used."""
+    """The engine's configuration of rules a room may use: `draft_rules` for a draft (tried
+    in the admin, not played), `invalid_rules` if they cannot be used."""
+    if rules.is_draft:
+        raise DraftRules(rules=rules.name)
     try:
         return rules.engine_config()
     except ConfigError:
@@ -163,7 +167,7 @@ def check_seats_fit(*, rules: RuleConfiguration, config: RuleConfig, seats: int)
 
 
 def default_rules() -> RuleConfiguration:
-    rules = RuleConfiguration.objects.filter(is_default=True).first()
+    rules = RuleConfiguration.objects.filter(is_default=True, is_draft=False).first()
     if rules is None:
         raise NoDefaultRules()
     return rules

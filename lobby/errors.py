@@ -86,6 +86,14 @@ class InvalidRules(LobbyError):
     template = _("That rule configuration cannot be used for a room.")
 
 
+class DraftRules(LobbyError):
+    code = "draft_rules"
+    status = 409
+    template = _(
+        "The rule configuration %(rules)s is a draft: it cannot be played until it is published."
+    )
+
+
 class NoDefaultRules(LobbyError):
     code = "no_default_rules"
     status = 409

@@ -119,7 +119,7 @@ class _TableTermsForm(forms.Form):
     )
     rules = RulesChoiceField(
         label=_("Rules"),
-        queryset=RuleConfiguration.objects.order_by("-is_default", "name"),
+        queryset=RuleConfiguration.objects.filter(is_draft=False).order_by("-is_default", "name"),
         required=False,
         empty_label=None,
     )

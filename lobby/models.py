@@ -8,6 +8,7 @@ room's numbers stay in range.
 """
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Now
@@ -168,6 +169,13 @@ class Room(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        super().clean()
+        if self.rules_id is not None and self.rules.is_draft:
+            raise ValidationError(
+                {"rules": _("A draft rule configuration cannot be played: publish it first.")}
+            )
 
 
 class Seat(models.Model):

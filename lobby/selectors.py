@@ -320,6 +320,7 @@ def variant_rules(*, variant: str) -> RuleConfiguration | None:
     its deck carries the tag, else the first by name that does; None if none does."""
     return (
         RuleConfiguration.objects.filter(variant_filter(checked_variant(variant), prefix=""))
+        .filter(is_draft=False)
         .order_by("-is_default", "name")
         .first()
     )
@@ -328,7 +329,9 @@ def variant_rules(*, variant: str) -> RuleConfiguration | None:
 def variants_offered() -> list[str]:
     """The variant slugs some configuration offers, in VARIANTS' order (one query)."""
     offered: set[str] = set()
-    decks = RuleConfiguration.objects.values_list("extra_suits", "jokers", "spare_cards", "preset")
+    decks = RuleConfiguration.objects.filter(is_draft=False).values_list(
+        "extra_suits", "jokers", "spare_cards", "preset"
+    )
     for extra_suits, jokers, spare_cards, preset in decks.distinct():
         deck = _deck(extra_suits, jokers, spare_cards)
         if deck is not None:

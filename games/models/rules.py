@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
@@ -69,6 +71,25 @@ class RuleConfiguration(models.Model):
             "making this one the default stops the previous one being it."
         ),
     )
+
+    is_draft = models.BooleanField(
+        _("draft"),
+        default=False,
+        help_text=_(
+            "A draft is tried, not played: no room, table or quick play can use it until it "
+            "is published. A draft is never the default."
+        ),
+    )
+    published_at = models.DateTimeField(_("published at"), null=True, blank=True)
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("published by"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    publish_reason = models.CharField(_("reason for publishing"), max_length=100, blank=True)
 
     a2345 = models.CharField(
         _("A2345 straight"),
@@ -280,11 +301,22 @@ class RuleConfiguration(models.Model):
                 fields=["is_default"],
                 condition=models.Q(is_default=True),
                 name="one_default_rule_configuration",
-            )
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(is_draft=True, is_default=True),
+                name="draft_is_never_default",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        super().clean()
+        if self.is_draft and self.is_default:
+            raise ValidationError(
+                {"is_default": _("A draft cannot be the default: publish it first.")}
+            )
 
     def engine_dict(self, specials: list[SpecialHandSetting] | None = None) -> dict[str, Any]:
         """The engine's JSON form of this configuration (specials from the database unless

@@ -11,12 +11,18 @@ Two parts, so that the slow one is done once:
 2. :func:`special_stats` evaluates one configuration over those masks with numpy, in
    milliseconds, so an admin can see what a change of water or order does. What its figures
    mean: :class:`SpecialStat`.
+
+The full simulation of a big deck takes minutes. :func:`sample_deals` is the fast path: as many
+deals as fit in a time budget (seconds), and :func:`special_intervals` states each figure of
+such a sample with its 95 % confidence interval.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -418,3 +424,116 @@ def special_stats(deals: SimulatedDeals, config: RuleConfig) -> SpecialStats:
             )
         )
     return SpecialStats(deals.deals, deals.hands, deals.seed, tuple(rows))
+
+
+# -- the fast path: a sample with its confidence --------------------------------------------
+
+# Deals detected between two looks at the clock (and two progress reports) when sampling.
+SAMPLE_CHUNK = 100
+# The normal quantile of a two-sided 95 % interval.
+Z_95 = 1.959964
+
+
+def sample_deals(
+    seed: int = DEFAULT_SEED,
+    *,
+    budget_seconds: float,
+    max_deals: int = DEFAULT_DEALS,
+    min_deals: int = SAMPLE_CHUNK,
+    shape: DealShape = CLASSIC_SHAPE,
+    progress: Progress | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> SimulatedDeals:
+    """Deals of ``shape`` simulated ``SAMPLE_CHUNK`` at a time until ``budget_seconds`` have
+    passed (at least ``min_deals``, at most ``max_deals``): a first answer in bounded time for
+    any deck. Chunk ``i`` is ``simulate_deals(SAMPLE_CHUNK, seed + i)``, so the same seed and
+    number of deals always give the same masks, however fast the machine. ``progress(done,
+    max_deals)`` after each chunk."""
+    if budget_seconds < 0 or min_deals < 0 or max_deals < min_deals:
+        raise ValueError("a sample needs 0 <= min_deals <= max_deals and a budget >= 0")
+    start = clock()
+    parts: list[MaskArray] = []
+    done = 0
+    chunk_index = 0
+    while done < max_deals and (done < min_deals or clock() - start < budget_seconds):
+        size = min(SAMPLE_CHUNK, max_deals - done)
+        parts.append(simulate_deals(size, seed + chunk_index, shape=shape).masks)
+        chunk_index += 1
+        done += size
+        if progress is not None:
+            progress(done, max_deals)
+    masks = np.concatenate(parts) if parts else np.empty((0, shape.players), dtype=np.uint16)
+    return SimulatedDeals(masks, seed, shape)
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A 95 % confidence interval ``[low, high]``."""
+
+    low: float
+    high: float
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> Interval:
+    """The Wilson score interval of a proportion (sound near 0, where specials live)."""
+    if trials <= 0:
+        return Interval(0.0, 1.0)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return Interval(max(0.0, centre - spread), min(1.0, centre + spread))
+
+
+def mean_interval(values: npt.NDArray[np.float64], z: float = Z_95) -> Interval:
+    """The normal interval of the mean of independent ``values`` (one per deal)."""
+    n = len(values)
+    if n == 0:
+        return Interval(0.0, 0.0)
+    mean = float(values.mean())
+    if n == 1:
+        return Interval(mean, mean)
+    spread = z * float(values.std(ddof=1)) / math.sqrt(n)
+    return Interval(mean - spread, mean + spread)
+
+
+@dataclass(frozen=True, slots=True)
+class SpecialInterval:
+    """The 95 % intervals of one special's ``frequency`` and ``expected_water_per_deal``."""
+
+    id: str
+    frequency: Interval
+    expected_water_per_deal: Interval
+
+
+def special_intervals(deals: SimulatedDeals, config: RuleConfig) -> dict[str, SpecialInterval]:
+    """95 % confidence intervals of :func:`special_stats`'s figures over ``deals``, by special:
+    frequency (Wilson, over hands; the hands of one deal are treated as independent, which
+    they nearly are) and expected water per deal (normal, over deals, which are independent),
+    plus ``"*"`` for any special and for all special water. A disabled special's are 0."""
+    enabled = config.enabled_specials
+    k = len(enabled)
+    ranks = counted_ranks(deals.masks, config)
+    beaten = (ranks[:, None, :] > ranks[:, :, None]).sum(axis=2)
+    water = np.array([s.water for s in enabled] + [0], dtype=np.int64)
+    won = (beaten * water[ranks]).astype(np.float64)
+    hands = deals.hands
+    out: dict[str, SpecialInterval] = {}
+    zero = Interval(0.0, 0.0)
+    for rank, rule in enumerate(enabled):
+        held = ranks == rank
+        out[rule.id] = SpecialInterval(
+            rule.id,
+            wilson_interval(int(held.sum()), hands),
+            mean_interval((won * held).sum(axis=1)),
+        )
+    for rule in config.specials:
+        out.setdefault(rule.id, SpecialInterval(rule.id, zero, zero))
+    out["*"] = SpecialInterval(
+        "*", wilson_interval(int((ranks < k).sum()), hands), mean_interval(won.sum(axis=1))
+    )
+    return out

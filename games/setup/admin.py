@@ -20,7 +20,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
@@ -34,7 +34,7 @@ from games.models import RuleConfiguration, SpecialHandSetting
 from games.rules.config import DEFAULT_CONFIG, SPECIAL_IDS, RuleConfig
 from games.rules.errors import ConfigError
 from games.rules.presets import PRESETS
-from games.rules.stats import DealShape, SpecialStats, special_stats
+from games.rules.stats import DealShape, SpecialStats, special_intervals, special_stats
 from games.setup.forms import (
     RuleConfigurationForm,
     SpecialHandFormSet,
@@ -53,11 +53,20 @@ from games.setup.presets import (
 )
 from games.setup.selectors import special_stats_settings
 from games.setup.services import (
+    PublishRefused,
+    configuration_publish_checks,
+    rule_configuration_publish,
     rule_configuration_save,
+    rule_configuration_save_as_draft,
     rule_configuration_set_default,
     special_hands_save,
 )
-from games.setup.special_stats import special_deals_build_in_background, special_deals_ready
+from games.setup.special_stats import (
+    special_deals_build_in_background,
+    special_deals_ready,
+    special_sample_ready,
+    special_stats_progress,
+)
 from games.setup.versions import (
     configuration_versions,
     rule_configuration_versions_diff,
@@ -69,6 +78,15 @@ from games.setup.versions import (
 from lobby.models import Room, RoomStatus
 from shisanshui.admin_ids import CheckedHistoryIds
 from shisanshui.ratelimit import RateLimited, rate_limit_hit
+
+
+class PublishForm(forms.Form):
+    reason = forms.CharField(
+        label=_("reason for publishing"),
+        max_length=100,
+        help_text=_("Kept in the history with your name and the time."),
+    )
+    confirm_warnings = forms.BooleanField(label=_("publish despite the warnings"), required=False)
 
 
 class CompareForm(forms.Form):
@@ -157,11 +175,24 @@ def _new_rows_initial() -> list[dict[str, Any]]:
 class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     form = RuleConfigurationForm
     inlines = [SpecialHandSettingInline]
-    list_display = ("name", "is_default", "preset", "base_score", "entry_minimum", "updated_at")
+    list_display = (
+        "name",
+        "status_display",
+        "is_default",
+        "preset",
+        "base_score",
+        "entry_minimum",
+        "updated_at",
+    )
     list_display_links = ("name",)
+    list_filter = ("is_draft",)
     search_fields = ("name", "description")
     actions = ["make_default", "compare_two"]
     readonly_fields = (
+        "status_display",
+        "published_at",
+        "published_by",
+        "publish_reason",
         "preset",
         "entry_minimum_display",
         "deck_display",
@@ -173,6 +204,16 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     object_history_template = "admin/games/ruleconfiguration/object_history.html"
     fieldsets = (
         (None, {"fields": ("name", "description", "is_default", "preset")}),
+        (
+            _("Draft and publication (草稿, 发布)"),
+            {
+                "fields": ("status_display", "published_at", "published_by", "publish_reason"),
+                "description": _(
+                    "“Save as new” makes a draft copy. A draft can be edited and its statistics "
+                    "seen, but no room can use it until it is published, with a reason."
+                ),
+            },
+        ),
         (
             _("This change"),
             {
@@ -288,6 +329,12 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         except ConfigError:
             return gettext("invalid rules")
 
+    @admin.display(description=_("status"), ordering="is_draft")
+    def status_display(self, obj: RuleConfiguration | None) -> str:
+        if obj is None or obj.pk is None or obj.is_draft:
+            return gettext("Draft 草稿")
+        return gettext("Published")
+
     # -- the change page ----------------------------------------------------------------------
     def _saved_config(self, obj: RuleConfiguration | None) -> RuleConfig | None:
         """The engine value of the configuration as saved (RULES.md defaults for a new one);
@@ -355,12 +402,22 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             return gettext("The stored rules are invalid.")
         shape = DealShape.of(config)  # the configuration's own deck (RULES.md §12)
         deals = special_deals_ready(shape)
+        progress: dict[str, object] | None = None
+        progress_url = (
+            reverse("admin:games_ruleconfiguration_stats_progress", args=[obj.pk])
+            if obj is not None and obj.pk is not None
+            else ""
+        )
         if deals is None:
-            # Never simulate in a request (tens of seconds): build in the background and say so.
+            # Never simulate in a request (tens of seconds): build in the background (a
+            # sample first, for an answer within seconds) and show how far it is.
             if shape.is_classic:
                 special_deals_build_in_background()
             else:
                 special_deals_build_in_background(shape)
+            progress = special_stats_progress(shape)
+            deals = special_sample_ready(shape)
+        if deals is None:
             return render_to_string(
                 "admin/games/ruleconfiguration/special_stats_pending.html",
                 {
@@ -370,9 +427,12 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                     "deck": deck_summary(config),
                     "entry_minimum": f"{config.entry_minimum:,}",
                     "base_score": f"{config.base_score:,}",
+                    "progress": progress,
+                    "progress_url": progress_url,
                 },
             )
         stats: SpecialStats = special_stats(deals, config)
+        intervals = special_intervals(deals, config) if progress is not None else None
         orders: dict[str, int] = {}
         if obj is not None and obj.pk is not None:
             orders = dict(
@@ -389,6 +449,16 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                 "one_in": f"{row.one_in:,.0f}" if row.one_in else None,
                 "water_per_deal": f"{row.expected_water_per_deal:.4f}",
                 "coins_per_deal": f"{row.expected_water_per_deal * config.base_score:,.1f}",
+                "frequency_ci": (
+                    f"± {intervals[row.id].frequency.half_width * 100:.2g} %"
+                    if intervals is not None
+                    else ""
+                ),
+                "water_ci": (
+                    f"± {intervals[row.id].expected_water_per_deal.half_width:.3g}"
+                    if intervals is not None
+                    else ""
+                ),
             }
             for position, row in enumerate(stats.rows, start=1)
         ]
@@ -412,8 +482,39 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                 "players": deals.players,
                 "classic": shape.is_classic,
                 "deck": deck_summary(config),
+                "sampled": intervals is not None,
+                "total_water_ci": (
+                    f"± {intervals['*'].expected_water_per_deal.half_width:.3g}"
+                    if intervals is not None
+                    else ""
+                ),
+                "progress": progress,
+                "progress_url": progress_url,
             },
         )
+
+    def stats_progress_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """The statistics of the configuration's deck, for the change page to poll (JSON,
+        staff with the view permission, rate-limited): ``phase``, ``done``, ``total``,
+        ``percent`` (:func:`special_stats_progress`) and, once a sample or the full
+        simulation is there, ``html``: the statistics table to show."""
+        configuration = get_object_or_404(RuleConfiguration, pk=object_id)
+        if not self.has_view_permission(request, configuration):
+            raise PermissionDenied
+        limited = rate_limit_hit("admin.rule_stats_progress", request.user.pk)
+        if limited is not None:
+            response = JsonResponse(
+                {"error": "rate_limited", "retry_after": limited.retry_after}, status=429
+            )
+            response["Retry-After"] = str(limited.retry_after)
+            return response
+        config = self._saved_config(configuration)
+        if config is None:
+            return JsonResponse({"phase": "invalid", "done": 0, "total": 0, "percent": 0})
+        body: dict[str, object] = dict(special_stats_progress(DealShape.of(config)))
+        if body["phase"] in ("ready", "sampled"):
+            body["html"] = self.special_stats_table(configuration)
+        return JsonResponse(body)
 
     # -- forms --------------------------------------------------------------------------------
     def get_formset_kwargs(
@@ -476,6 +577,14 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             )
             return
         configuration = queryset.get()
+        if configuration.is_draft:
+            self.message_user(
+                request,
+                gettext("%(name)s is a draft and cannot be the default: publish it first.")
+                % {"name": configuration},
+                messages.ERROR,
+            )
+            return
         try:
             configuration.engine_config()
         except ConfigError as exc:
@@ -539,7 +648,135 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             self.admin_site.admin_view(self.from_preset_view),
             name="games_ruleconfiguration_from_preset",
         )
-        return [compare, compare_any, from_preset, *super().get_urls()]
+        save_as_draft = path(
+            "<int:object_id>/save-as-draft/",
+            self.admin_site.admin_view(self.save_as_draft_view),
+            name="games_ruleconfiguration_save_as_draft",
+        )
+        publish = path(
+            "<int:object_id>/publish/",
+            self.admin_site.admin_view(self.publish_view),
+            name="games_ruleconfiguration_publish",
+        )
+        stats_progress = path(
+            "<int:object_id>/statistics/",
+            self.admin_site.admin_view(self.stats_progress_view),
+            name="games_ruleconfiguration_stats_progress",
+        )
+        return [
+            stats_progress,
+            compare,
+            compare_any,
+            from_preset,
+            save_as_draft,
+            publish,
+            *super().get_urls(),
+        ]
+
+    # -- drafts ---------------------------------------------------------------------------------
+    @staticmethod
+    def _too_many(limited: RateLimited) -> HttpResponse:
+        response = HttpResponse(
+            gettext("Too many requests: try again in %(seconds)s s.")
+            % {"seconds": limited.retry_after},
+            status=429,
+            content_type="text/plain; charset=utf-8",
+        )
+        response["Retry-After"] = str(limited.retry_after)
+        return response
+
+    def save_as_draft_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """ "Save as new" (POST): a draft copy of the configuration as saved, whose change page
+        opens."""
+        configuration = get_object_or_404(RuleConfiguration, pk=object_id)
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        if request.method != "POST":
+            return HttpResponseRedirect(
+                reverse("admin:games_ruleconfiguration_change", args=[configuration.pk])
+            )
+        limited = rate_limit_hit("admin.rule_draft", request.user.pk)
+        if limited is not None:
+            return self._too_many(limited)
+        draft = rule_configuration_save_as_draft(configuration=configuration, user=request.user)
+        self.log_addition(request, draft, [{"added": {}}])
+        self.message_user(
+            request,
+            gettext(
+                "%(name)s is a draft copy of %(source)s: edit it, see its statistics, then "
+                "publish it."
+            )
+            % {"name": draft.name, "source": configuration.name},
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(
+            reverse("admin:games_ruleconfiguration_change", args=[draft.pk])
+        )
+
+    def publish_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """Publish a draft: a reason is required; the money checks of the admin's save run
+        again (errors refuse, warnings need the confirmation tick)."""
+        configuration = get_object_or_404(RuleConfiguration, pk=object_id)
+        if not self.has_change_permission(request, configuration):
+            raise PermissionDenied
+        change_url = reverse("admin:games_ruleconfiguration_change", args=[configuration.pk])
+        if not configuration.is_draft:
+            self.message_user(
+                request,
+                gettext("%(name)s is already published.") % {"name": configuration},
+                messages.WARNING,
+            )
+            return HttpResponseRedirect(change_url)
+        warnings, errors = configuration_publish_checks(configuration)
+        form = PublishForm(request.POST if request.method == "POST" else None)
+        refusal = ""
+        status = 200
+        if request.method == "POST":
+            limited = rate_limit_hit("admin.rule_draft", request.user.pk)
+            if limited is not None:
+                return self._too_many(limited)
+            status = 400
+            if form.is_valid():
+                try:
+                    rule_configuration_publish(
+                        configuration_id=configuration.pk,
+                        user=request.user,
+                        reason=form.cleaned_data["reason"],
+                        confirm_warnings=form.cleaned_data["confirm_warnings"],
+                    )
+                except PublishRefused as exc:
+                    warnings, errors = exc.warnings or warnings, exc.errors or errors
+                    refusal = exc.message or (
+                        gettext("Nothing was published: the rules have errors.")
+                        if exc.errors
+                        else gettext(
+                            "Nothing was published. To publish anyway, tick “publish despite "
+                            "the warnings”."
+                        )
+                    )
+                else:
+                    self.log_change(request, configuration, form.cleaned_data["reason"])
+                    self.message_user(
+                        request,
+                        gettext("%(name)s is published: rooms can use it now.")
+                        % {"name": configuration},
+                        messages.SUCCESS,
+                    )
+                    return HttpResponseRedirect(change_url)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "original": configuration,
+            "title": gettext("Publish %(name)s") % {"name": configuration},
+            "form": form,
+            "warnings": warnings,
+            "errors": errors,
+            "refusal": refusal,
+            "change_url": change_url,
+        }
+        return TemplateResponse(
+            request, "admin/games/ruleconfiguration/publish.html", context, status=status
+        )
 
     # -- compare any two ----------------------------------------------------------------------
     @admin.action(description=_("Compare the two selected configurations"), permissions=["view"])

@@ -8,6 +8,12 @@ once. A request only *reads* the cache file: when it is not there yet,
 at a time). Builds hold an exclusive lock on a file beside the cache, so the warm command and
 the web processes never simulate at once: whoever comes second waits, then reads the file.
 
+While the full simulation of a deck is missing, the background build first takes a *sample*
+(``games.rules.stats.sample_deals``: SPECIAL_STATS_SAMPLE_SECONDS of deals, saved beside the
+cache as its own file) so the page has a first answer, with 95 % intervals, within seconds; then
+it runs the full simulation. Its phase and progress are kept in Django's cache
+(:func:`special_stats_progress`), which every web process reads, for the page to poll.
+
 Each deck has its own simulation and cache file (RULES.md §12: :class:`DealShape`, a full table
 of the deck's seats); the classic deck's is the default everywhere. The figures of a
 configuration are those of its own deck. A variant deck's build is started, like the classic
@@ -24,8 +30,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from django.conf import settings
+from django.core.cache import cache
+
 from games.rules.stats import (
     CLASSIC_SHAPE,
+    SAMPLE_CHUNK,
     DealShape,
     Progress,
     SimulatedDeals,
@@ -33,6 +43,8 @@ from games.rules.stats import (
     cache_filename,
     load_deals,
     load_or_simulate,
+    sample_deals,
+    save_deals,
 )
 from games.setup.selectors import special_stats_settings
 
@@ -50,6 +62,53 @@ _thread: threading.Thread | None = None
 _running = False
 _queue: list[Where] = []
 _asked: set[Path] = set()
+
+
+# Seconds of simulation the first answer (the sample) takes at most, per deck.
+SAMPLE_SECONDS = 8.0
+# How long a progress record outlives its last update (a dead build is seen as idle again).
+_PROGRESS_TTL = 3600
+
+
+def _sample_path(path: Path) -> Path:
+    return path.with_name(path.stem + "_sample.npz")
+
+
+def _progress_key(path: Path) -> str:
+    return f"special-stats-progress:{path.name}"
+
+
+def _progress_set(path: Path, phase: str, done: int = 0, total: int = 0) -> None:
+    cache.set(_progress_key(path), {"phase": phase, "done": done, "total": total}, _PROGRESS_TTL)
+
+
+def special_stats_progress(shape: DealShape = CLASSIC_SHAPE) -> dict[str, object]:
+    """Where ``shape``'s statistics are: ``phase`` is "ready" (the full simulation is there),
+    "sampled" (a sample is there, the full one is being built), "sampling", "building",
+    "failed" or "idle" (nothing asked for yet, or the build died); ``done`` and ``total``
+    count deals of the running step; ``percent`` is 0 to 100."""
+    where = _cache_path(shape)
+    if special_deals_ready(shape) is not None:
+        return {"phase": "ready", "done": where[1], "total": where[1], "percent": 100}
+    record = cache.get(_progress_key(where[3])) or {"phase": "idle", "done": 0, "total": 0}
+    phase = str(record["phase"])
+    if phase == "ready":  # recorded, but its file is gone (or of other settings): start again
+        phase = "idle"
+    if phase == "building" and special_sample_ready(shape) is not None:
+        phase = "sampled"
+    done, total = int(record["done"]), int(record["total"])
+    percent = min(100, round(100 * done / total)) if total else 0
+    return {"phase": phase, "done": done, "total": total, "percent": percent}
+
+
+def special_sample_ready(shape: DealShape = CLASSIC_SHAPE) -> SimulatedDeals | None:
+    """The sample of ``shape``'s deck if its file is there and usable; never simulates."""
+    path = _sample_path(_cache_path(shape)[3])
+    try:
+        deals = load_deals(path)
+    except StatsCacheError:
+        return None
+    return deals if deals.shape == shape else None
 
 
 def _cache_path(shape: DealShape = CLASSIC_SHAPE) -> Where:
@@ -99,7 +158,16 @@ def _build(
     progress: Progress | None = None,
 ) -> SimulatedDeals:
     directory, n_deals, seed, path, shape = where
+    if progress is None:  # recorded for the pages that poll it
+
+        def progress(done: int, total: int) -> None:
+            _progress_set(path, "building", done, total)
+
     with _build_lock(path):
+        # Under the lock: a build that ran elsewhere meanwhile left its file, read below.
+        if special_deals_ready(shape) is None and special_sample_ready(shape) is None:
+            _sample(where)
+        _progress_set(path, "building", 0, n_deals)
         deals = load_or_simulate(
             directory,
             n_deals,
@@ -126,10 +194,29 @@ def special_deals_build(
     return _build(_cache_path(shape), rebuild=rebuild, workers=workers, progress=progress)
 
 
+def _sample(where: Where) -> None:
+    """A first answer for the page: a sample of the deck's deals, saved beside the cache."""
+    _directory, n_deals, seed, path, shape = where
+    seconds = float(getattr(settings, "SPECIAL_STATS_SAMPLE_SECONDS", SAMPLE_SECONDS))
+    _progress_set(path, "sampling", 0, n_deals)
+    deals = sample_deals(
+        seed,
+        budget_seconds=seconds,
+        max_deals=n_deals,
+        min_deals=min(SAMPLE_CHUNK, n_deals),
+        shape=shape,
+        progress=lambda done, total: _progress_set(path, "sampling", done, total),
+    )
+    save_deals(_sample_path(path), deals)
+
+
 def _build_quietly(where: Where) -> None:
+    path = where[3]
     try:
         _build(where)
+        _progress_set(path, "ready", where[1], where[1])
     except Exception:  # a thread has nobody to raise to; the next page view tries again
+        _progress_set(path, "failed")
         logger.exception("Building the special-hand statistics failed")
 
 

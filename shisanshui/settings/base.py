@@ -366,6 +366,10 @@ RATE_LIMITS = {
     "table.cooldown": "1/30seconds",
     # Configurations an admin creates from a rule preset (each POST counts).
     "admin.rule_preset": "10/minute;100/hour",
+    # Drafts an admin makes ("Save as new") and publish attempts (each POST counts).
+    "admin.rule_draft": "10/minute;100/hour",
+    # Polls of a rule configuration's statistics progress (the change page asks every 2 s).
+    "admin.rule_stats_progress": "60/minute;1200/hour",
     # "Scan now" of the collusion report, per staff member.
     "admin.collusion_scan": "1/minute;20/hour",
     # Freezes and unfreezes of a player's transfers, per staff member.
