@@ -20,10 +20,10 @@ from accounts.groups import RULES_ADMIN
 from accounts.models import User
 from accounts.services import user_signup
 from games.models import RuleConfiguration
-from games.setup.selectors import rule_configuration_default
 from lobby.models import Room
 from lobby.services import room_create
 from tests.browser.conftest import DESKTOP, NewPage, Shot
+from tests.games.table_helpers import default_rules
 from tests.live_server import session_cookie_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,7 +37,8 @@ def test_rules_admin_clones_drafts_checks_publishes_and_moves_a_room(
     settings.STATS_CACHE_DIR = tmp_path
     settings.SPECIAL_STATS_DEALS = 30_000
     settings.SPECIAL_STATS_SAMPLE_SECONDS = 1.5
-    source = rule_configuration_default()
+    # The default configuration (an earlier test's flush may have removed the migration's).
+    source = default_rules()
     with override_settings(SIGNUP_GRANT=100_000):
         owner = user_signup(username="idleowner", password="not-used-1")
     room = room_create(owner=owner, name="Idle room", base_score=100, seats=4)
