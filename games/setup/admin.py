@@ -51,6 +51,11 @@ from games.setup.presets import (
     preset_summary,
     rule_configuration_from_preset,
 )
+from games.setup.row_bonus_stats import (
+    row_bonus_compute_in_background,
+    row_bonus_progress,
+    row_bonus_ready,
+)
 from games.setup.selectors import special_stats_settings
 from games.setup.services import (
     PublishRefused,
@@ -401,6 +406,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         if config is None:
             return gettext("The stored rules are invalid.")
         shape = DealShape.of(config)  # the configuration's own deck (RULES.md §12)
+        row_bonus_html = self.row_bonus_table(obj, config)
         deals = special_deals_ready(shape)
         progress: dict[str, object] | None = None
         progress_url = (
@@ -429,6 +435,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                     "base_score": f"{config.base_score:,}",
                     "progress": progress,
                     "progress_url": progress_url,
+                    "row_bonus_html": row_bonus_html,
                 },
             )
         stats: SpecialStats = special_stats(deals, config)
@@ -490,14 +497,79 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                 ),
                 "progress": progress,
                 "progress_url": progress_url,
+                "row_bonus_html": row_bonus_html,
             },
         )
 
-    def stats_progress_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
-        """The statistics of the configuration's deck, for the change page to poll (JSON,
-        staff with the view permission, rate-limited): ``phase``, ``done``, ``total``,
-        ``percent`` (:func:`special_stats_progress`) and, once a sample or the full
-        simulation is there, ``html``: the statistics table to show."""
+    def row_bonus_table(self, obj: RuleConfiguration | None, config: RuleConfig) -> str:
+        """What each row bonus of ``config`` is worth (RULES.md §7.1), computed per
+        configuration in the background (:mod:`games.setup.row_bonus_stats`): the latest
+        figures with their intervals, and a progress bar while a run is going."""
+        progress = row_bonus_progress(config)
+        if progress["phase"] in ("idle",):
+            row_bonus_compute_in_background(config)
+            progress = row_bonus_progress(config)
+            if progress["phase"] == "idle":
+                progress = {"phase": "sampling", "done": 0, "total": 0, "percent": 0}
+        ready = row_bonus_ready(config)
+        rows = []
+        context: dict[str, object] = {}
+        if ready is not None:
+            figures, sampled = ready
+            names = {
+                "front": gettext("front"),
+                "middle": gettext("middle"),
+                "back": gettext("back"),
+            }
+            rows = [
+                {
+                    "stat": row,
+                    "key": row.key,
+                    "row_name": names[row.row],
+                    "category_name": labels.category_name(row.category.id),
+                    "frequency": f"{row.frequency * 100:.3g} %",
+                    "frequency_ci": f"± {row.frequency_interval.half_width * 100:.2g} %",
+                    "one_in": f"{row.one_in:,.0f}" if row.one_in else None,
+                    "water_per_deal": f"{row.expected_water_per_deal:.4f}",
+                    "water_ci": f"± {row.water_interval.half_width:.3g}",
+                    "coins_per_deal": f"{row.expected_water_per_deal * config.base_score:,.1f}",
+                }
+                for row in figures.rows
+            ]
+            context = {
+                "deals": f"{figures.deals:,}",
+                "hands": f"{figures.hands:,}",
+                "players": figures.players,
+                "declared": f"{figures.specials_declared:,}",
+                "sampled": sampled,
+                "total_water_per_deal": f"{figures.expected_water_per_deal:.4f}",
+                "total_water_ci": f"± {figures.total_interval.half_width:.3g}",
+                "total_coins_per_deal": (
+                    f"{figures.expected_water_per_deal * config.base_score:,.1f}"
+                ),
+            }
+        running = progress["phase"] in ("sampling", "sampled")
+        return render_to_string(
+            "admin/games/ruleconfiguration/row_bonus_stats.html",
+            {
+                **context,
+                "rows": rows,
+                "progress": progress,
+                "running": running,
+                "failed": progress["phase"] == "failed",
+                "progress_url": (
+                    reverse("admin:games_ruleconfiguration_row_bonus_progress", args=[obj.pk])
+                    if obj is not None and obj.pk is not None
+                    else ""
+                ),
+            },
+        )
+
+    def _poll(
+        self, request: HttpRequest, object_id: int
+    ) -> tuple[RuleConfiguration, RuleConfig] | HttpResponse:
+        """What both statistics polls check first: the configuration (404), the view
+        permission, the poll's rate limit (429 JSON) and valid stored rules ("invalid")."""
         configuration = get_object_or_404(RuleConfiguration, pk=object_id)
         if not self.has_view_permission(request, configuration):
             raise PermissionDenied
@@ -511,6 +583,30 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         config = self._saved_config(configuration)
         if config is None:
             return JsonResponse({"phase": "invalid", "done": 0, "total": 0, "percent": 0})
+        return configuration, config
+
+    def row_bonus_progress_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """The row bonuses' figures for the change page to poll (JSON, staff with the view
+        permission, rate-limited with the special hands' poll): ``phase``, ``done``,
+        ``total``, ``percent`` and, once a sample is there, ``html``: the table to show."""
+        checked = self._poll(request, object_id)
+        if isinstance(checked, HttpResponse):
+            return checked
+        configuration, config = checked
+        body: dict[str, object] = dict(row_bonus_progress(config))
+        if body["phase"] in ("ready", "sampled", "failed"):
+            body["html"] = self.row_bonus_table(configuration, config)
+        return JsonResponse(body)
+
+    def stats_progress_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
+        """The statistics of the configuration's deck, for the change page to poll (JSON,
+        staff with the view permission, rate-limited): ``phase``, ``done``, ``total``,
+        ``percent`` (:func:`special_stats_progress`) and, once a sample or the full
+        simulation is there, ``html``: the statistics table to show."""
+        checked = self._poll(request, object_id)
+        if isinstance(checked, HttpResponse):
+            return checked
+        configuration, config = checked
         body: dict[str, object] = dict(special_stats_progress(DealShape.of(config)))
         if body["phase"] in ("ready", "sampled"):
             body["html"] = self.special_stats_table(configuration)
@@ -663,8 +759,14 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
             self.admin_site.admin_view(self.stats_progress_view),
             name="games_ruleconfiguration_stats_progress",
         )
+        row_bonus_progress_url = path(
+            "<int:object_id>/row-bonus-statistics/",
+            self.admin_site.admin_view(self.row_bonus_progress_view),
+            name="games_ruleconfiguration_row_bonus_progress",
+        )
         return [
             stats_progress,
+            row_bonus_progress_url,
             compare,
             compare_any,
             from_preset,

@@ -41,3 +41,9 @@ if "CONFIG" in CHANNEL_LAYERS["default"]:  # noqa: F405
 # The admin's special-hand table: a small simulation, cached outside the work tree.
 STATS_CACHE_DIR = Path(tempfile.gettempdir()) / f"shisanshui-test-stats-{XDIST_WORKER}"
 SPECIAL_STATS_DEALS = 200
+# The admin's row-bonus table: no thread left running between tests; when a test computes,
+# the smallest sample (one chunk of deals), then one more chunk.
+ROW_BONUS_STATS_IN_BACKGROUND = False
+ROW_BONUS_SAMPLE_SECONDS = 0.0
+ROW_BONUS_FULL_SECONDS = 0.0
+ROW_BONUS_FULL_MAX_DEALS = 20

@@ -37,6 +37,11 @@ def test_rules_admin_clones_drafts_checks_publishes_and_moves_a_room(
     settings.STATS_CACHE_DIR = tmp_path
     settings.SPECIAL_STATS_DEALS = 30_000
     settings.SPECIAL_STATS_SAMPLE_SECONDS = 1.5
+    # The row bonuses' figures: a short sample, then a longer run the page polls for.
+    settings.ROW_BONUS_STATS_IN_BACKGROUND = True
+    settings.ROW_BONUS_SAMPLE_SECONDS = 0.5
+    settings.ROW_BONUS_FULL_SECONDS = 3.0
+    settings.ROW_BONUS_FULL_MAX_DEALS = 400
     # The default configuration (an earlier test's flush may have removed the migration's).
     source = default_rules()
     with override_settings(SIGNUP_GRANT=100_000):
@@ -75,6 +80,12 @@ def test_rules_admin_clones_drafts_checks_publishes_and_moves_a_room(
     stats = page.locator(".special-stats table")
     expect(stats).to_be_visible(timeout=30_000)
     expect(page.locator(".special-stats tr.special-supreme_dragon td").nth(3)).to_have_text("500")
+    # ... and what each row bonus of the draft's rules moves per deal, with its interval.
+    trips = page.locator('.row-bonus-stats tr[data-key="front.trips"]')
+    expect(trips).to_be_visible(timeout=30_000)
+    expect(trips.locator("td").nth(2)).to_have_text("2")
+    expect(page.locator(".row-bonus-stats tfoot")).to_contain_text("all row bonuses")
+    expect(page.locator(".row-bonus-stats tfoot")).to_contain_text("±")
     shot(page, "draft-statistics")
 
     # Publish: the money warning, a refusal without the tick, then published with a reason.
