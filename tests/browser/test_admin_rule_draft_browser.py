@@ -58,7 +58,7 @@ def test_rules_admin_clones_drafts_checks_publishes_and_moves_a_room(
     # Clone: a draft copy opens.
     page.goto(f"{base}/admin/games/ruleconfiguration/{source.pk}/change/")
     expect(page.get_by_test_id("special-stats-progress")).to_be_visible()
-    expect(page.locator(".special-stats table")).to_be_visible(timeout=30_000)
+    expect(page.locator(".special-stats > table")).to_be_visible(timeout=30_000)
     page.get_by_test_id("save-as-draft").click()
     expect(page.locator("#draft-note")).to_be_visible()
     draft = RuleConfiguration.objects.get(name=f"{source.name} (draft)")
@@ -77,15 +77,32 @@ def test_rules_admin_clones_drafts_checks_publishes_and_moves_a_room(
     assert draft.special_hands.get(special="supreme_dragon").water == 500
 
     # The draft's statistics: the page polls until a table is there.
-    stats = page.locator(".special-stats table")
+    stats = page.locator(".special-stats > table")
     expect(stats).to_be_visible(timeout=30_000)
-    expect(page.locator(".special-stats tr.special-supreme_dragon td").nth(3)).to_have_text("500")
+    expect(page.locator(".special-stats > table tr.special-supreme_dragon td").nth(3)).to_have_text(
+        "500"
+    )
     # ... and what each row bonus of the draft's rules moves per deal, with its interval.
     trips = page.locator('.row-bonus-stats tr[data-key="front.trips"]')
     expect(trips).to_be_visible(timeout=30_000)
     expect(trips.locator("td").nth(2)).to_have_text("2")
     expect(page.locator(".row-bonus-stats tfoot")).to_contain_text("all row bonuses")
     expect(page.locator(".row-bonus-stats tfoot")).to_contain_text("±")
+    page.locator(".row-bonus-stats").scroll_into_view_if_needed()  # the window, 1280x800
+    page.screenshot(path=str(shot(page, "draft-row-bonus-statistics-en-1280")), full_page=False)
+    chinese = new_page(viewport=DESKTOP, locale="zh-CN")
+    chinese.context.add_cookies(
+        [
+            {"name": k, "value": v, "url": base}
+            for k, v in {**session_cookie_for(admin_user), "django_language": "zh-hans"}.items()
+        ]
+    )
+    chinese.goto(f"{base}/admin/games/ruleconfiguration/{draft.pk}/change/")
+    expect(chinese.locator(".row-bonus-stats tfoot")).to_contain_text("全部墩的额外水数")
+    chinese.locator(".row-bonus-stats").scroll_into_view_if_needed()
+    chinese.screenshot(
+        path=str(shot(chinese, "draft-row-bonus-statistics-zh-hans-1280")), full_page=False
+    )
     shot(page, "draft-statistics")
 
     # Publish: the money warning, a refusal without the tick, then published with a reason.
