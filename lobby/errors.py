@@ -219,7 +219,7 @@ class InviteNotFound(LobbyError):
 
 class InviteExpired(LobbyError):
     code = "invite_expired"
-    status = 410
+    status = 409
     template = _("This invite link has expired: the room or match it was for is closed.")
 
 

@@ -256,7 +256,7 @@ def test_bad_and_expired_links_get_a_clear_page(alice: User, bob: User) -> None:
     room_leave(user=alice)
     room_close(user=alice, room_id=room.pk)
     page = client.get(_url(token))
-    assert page.status_code == 410 and b'data-code="invite_expired"' in page.content
+    assert page.status_code == 409 and b'data-code="invite_expired"' in page.content
     assert not Seat.objects.filter(user=bob).exists()
 
 
