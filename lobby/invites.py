@@ -98,7 +98,9 @@ def invite_target(token: object) -> InviteTarget:
     # Compared even when there is no such invite (against a salt nobody has), so the time
     # taken does not tell a known target from an unknown one.
     salt = invite.salt if invite is not None else "-" * 43
-    if not hmac.compare_digest(mac.encode(), _mac(kind, target_id, salt).encode()) or not invite:
+    if not hmac.compare_digest(mac.encode(), _mac(kind, target_id, salt).encode()):
+        raise InviteNotFound()
+    if invite is None:
         raise InviteNotFound()
     return InviteTarget(invite=invite, room=invite.room, match=invite.match)
 

@@ -374,3 +374,19 @@ def test_a_room_opened_before_links_gets_one_from_its_owner(alice: User, bob: Us
     invite = invite_regenerate(user=alice, room_id=room.pk)
     assert invite_accept(user=bob, token=invite_token(invite)).room_id == room.pk
     assert Room.objects.get(pk=room.pk).status == RoomStatus.OPEN
+
+
+def test_the_pages_speak_chinese(alice: User, bob: User) -> None:
+    room = _private(alice)
+    owner = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    owner.force_login(alice)
+    table = owner.get(reverse("games:table", args=[room.pk])).content.decode()
+    assert "邀请好友来这张牌桌" in table and "复制链接" in table
+    invitee = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    invitee.force_login(bob)
+    page = invitee.get(_url(_token(room))).content.decode()
+    assert "邀请你加入私人牌桌" in page and "3 个座位中有 2 个空位" in page and "入座" in page
+    visitor = Client(HTTP_ACCEPT_LANGUAGE="zh-hans").get(_url(_token(room))).content.decode()
+    assert "注册并入座" in visitor
+    refused = invitee.get(_url("nonsense")).content.decode()
+    assert "这个邀请链接无效" in refused
