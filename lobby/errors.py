@@ -201,3 +201,29 @@ class TooManyRooms(LobbyError):
         "You already have %(max)s open rooms, the most one player may have. Close one of your "
         "empty rooms first; an empty room also closes by itself after %(minutes)s minutes."
     )
+
+
+# Invite links (lobby.invites).
+
+
+class InviteNotFound(LobbyError):
+    """An unknown, mistyped or revoked link: all look alike, so a guess learns nothing."""
+
+    code = "invite_not_found"
+    status = 404
+    template = _(
+        "This invite link does not work: it may be mistyped, or its owner made a new one. "
+        "Ask for the link again."
+    )
+
+
+class InviteExpired(LobbyError):
+    code = "invite_expired"
+    status = 409
+    template = _("This invite link has expired: the room or match it was for is closed.")
+
+
+class NotInviteOwner(LobbyError):
+    code = "not_invite_owner"
+    status = 403
+    template = _("Only the owner of the room or match can make its invite link.")

@@ -209,3 +209,52 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.room} #{self.position}"
+
+
+class Invite(models.Model):
+    """The share link of a private room (a series' room too) or of a duplicate match: one per
+    target, written by `lobby.invites`.
+
+    The link's token is not stored: it is an HMAC (under SECRET_KEY) of the target and this
+    row's random `salt`, so the owner's page can show it again while a copy of the database
+    alone opens no seat. Regenerating replaces the salt, and every earlier link stops working.
+    """
+
+    room = models.OneToOneField(
+        Room,
+        verbose_name=_("room"),
+        on_delete=models.CASCADE,
+        related_name="invite",
+        null=True,
+        blank=True,
+    )
+    match = models.OneToOneField(
+        "games.DuplicateMatch",
+        verbose_name=_("duplicate match"),
+        on_delete=models.CASCADE,
+        related_name="invite",
+        null=True,
+        blank=True,
+    )
+    salt = models.CharField(_("salt"), max_length=64, editable=False)
+    created_at = models.DateTimeField(_("made at"), db_default=Now(), editable=False)
+
+    class Meta:
+        verbose_name = _("invite link")
+        verbose_name_plural = _("invite links")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(room__isnull=False, match__isnull=True)
+                | Q(room__isnull=True, match__isnull=False),
+                name="lobby_invite_one_target",
+            ),
+            models.CheckConstraint(
+                condition=Q(salt__regex=r"^[A-Za-z0-9_-]{22,64}$"),
+                name="lobby_invite_salt_random",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.room_id is not None:
+            return f"invite to room {self.room_id}"
+        return f"invite to match {self.match_id}"

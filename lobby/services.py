@@ -58,6 +58,7 @@ from lobby.errors import (
     RoundInPlay,
     WrongRoomCode,
 )
+from lobby.invites import invite_issue
 from lobby.models import BotLevel, Room, RoomStatus, Seat
 from lobby.selectors import rooms_for_rows, seat_for_user
 from lobby.store import (
@@ -127,6 +128,8 @@ def room_create(
         series_rounds=series_rounds,
     )
     seat_take(room=room, user=owner, position=0)
+    if private:
+        invite_issue(room=room)  # its share link (lobby.invites)
     room_notify(event=ROOM_CREATED, room=room)
     if bots:
         bots_fill(room=room, count=bots)

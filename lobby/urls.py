@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from lobby import views
+from lobby import invite_views, views
 
 app_name = "lobby"
 
@@ -15,4 +15,6 @@ urlpatterns = [
     path("quick-join/", views.quick_join, name="quick_join"),
     path("leave/", views.leave, name="leave"),
     path("close/", views.close, name="close"),
+    path("invite/<str:token>/", invite_views.invite, name="invite"),
+    path("invite-new/", invite_views.regenerate, name="invite_regenerate"),
 ]

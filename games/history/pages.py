@@ -196,6 +196,7 @@ def _scoreboard_view(token: str) -> dict[str, Any]:
             best["rows"] = _rows_view(best)
             best["special_name"] = special_name(best["special"]) if best["special"] else ""
     data["numbers"] = list(range(1, data["rounds"] + 1))
+    data["room_id"] = room.pk  # its owner's page shows the invite link (lobby.invites)
     return data
 
 

@@ -34,6 +34,7 @@ from lobby.checks import (
     default_room_name,
     default_rules,
 )
+from lobby.invites import invite_issue
 from lobby.models import NAME_MAX_LENGTH, BotLevel
 from lobby.services import bots_seat
 from lobby.store import ROOM_CREATED, room_insert, room_notify, seat_take
@@ -139,6 +140,7 @@ def match_create(
         table_store.table_for_room(room=room)
         rooms.append(room)
     seat_take(room=rooms[0], user=owner, position=0)
+    invite_issue(match=match)  # its share link (lobby.invites)
     for room in rooms:
         room_notify(event=ROOM_CREATED, room=room)
     if bots:

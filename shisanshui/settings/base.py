@@ -348,6 +348,13 @@ RATE_LIMITS = {
     "games.stats_page": "60/minute;1200/hour",
     # A series' scoreboard (page or image) per user, or per address for a visitor with the link.
     "games.series_page": "30/minute;600/hour",
+    # Invite links (lobby.invite_views): pages and seatings per client address, guesses of a
+    # token included, ...
+    "lobby.invite_address": "30/minute;300/hour",
+    # ... seatings through a link per user, ...
+    "lobby.invite_user": "10/minute;60/hour",
+    # ... and new links an owner makes (each regenerating revokes the last one).
+    "lobby.invite_regenerate": "5/minute;30/hour",
     # Play now's seatings per user (a player already seated is sent back, not counted).
     "lobby.quick_play": "10/minute;60/hour",
     # Frames of one user on all its table sockets: over it, the socket is closed with 4429
