@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from games.rules.config import SPECIAL_BY_ID
 from games.rules.hands import CATEGORY_ZH
@@ -48,6 +49,15 @@ GUN_LABELS = {
 TRANSFER_KINDS = {
     "settlement": _("settlement"),
     "cover": _("escaper covers a loss"),
+}
+# A table's phase (RULES.md §8) as staff pages show it.
+PHASE_LABELS = {
+    "waiting": pgettext_lazy("table phase", "waiting for players"),
+    "dealing": pgettext_lazy("table phase", "dealing"),
+    "special_choice": pgettext_lazy("table phase", "choosing special hands"),
+    "arranging": pgettext_lazy("table phase", "arranging"),
+    "comparing": pgettext_lazy("table phase", "comparing"),
+    "settled": pgettext_lazy("table phase", "between rounds"),
 }
 AUTO_REASONS = {
     "timeout": _("time ran out"),
@@ -95,6 +105,11 @@ def gun_label(kind: str | None) -> str:
 def transfer_kind_label(kind: str) -> str:
     """A settlement transfer's kind (``settlement``, ``cover``) in words."""
     return str(TRANSFER_KINDS.get(kind, kind))
+
+
+def phase_label(phase: str) -> str:
+    """A table's phase in words ("waiting" → "waiting for players"); an unknown one as is."""
+    return str(PHASE_LABELS.get(phase, phase))
 
 
 def auto_label(reason: str) -> str:

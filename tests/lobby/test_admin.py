@@ -183,3 +183,15 @@ def test_the_configuration_page_lists_its_open_rooms(owner: User) -> None:
     html = page.content.decode()
     assert "Evening table" in html
     assert "An open table keeps the rules it was created with" in html
+
+
+def test_an_open_table_s_phase_is_in_words_in_both_languages(owner: User) -> None:
+    from games.live.store import table_for_room
+
+    client = staff(RULES_ADMIN, "rules")
+    default = rule_configuration_default()
+    table_for_room(room=room(default, owner, name="Evening table"))
+    url = reverse("admin:games_ruleconfiguration_change", args=[default.pk])
+    assert "open (waiting for players)" in client.get(url).content.decode()
+    chinese = client.get(url, headers={"accept-language": "zh-hans"}).content.decode()
+    assert "已开（等待玩家）" in chinese and "（waiting）" not in chinese
