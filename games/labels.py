@@ -14,9 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from games.rules.config import SPECIAL_BY_ID
 from games.rules.hands import CATEGORY_ZH

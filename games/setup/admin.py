@@ -379,9 +379,7 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                 "room": room,
                 "url": reverse("admin:lobby_room_change", args=[room.pk]),
                 "table": getattr(room, "table", None),
-                "phase": (
-                    labels.phase_label(room.table.phase) if hasattr(room, "table") else ""
-                ),
+                "phase": (labels.phase_label(room.table.phase) if hasattr(room, "table") else ""),
             }
             for room in rooms[:_ROOMS_LISTED]
         ]
