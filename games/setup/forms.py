@@ -9,6 +9,7 @@ from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import transaction
 from django.forms.models import BaseInlineFormSet
 from django.utils.html import format_html
@@ -196,6 +197,39 @@ class SpecialHandSettingForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         # Disabled: the special of a row is never read from the request, only shown.
         self.fields["special"].disabled = True
+        # The columns' bounds, which the form fields copied, give way to clean_water and
+        # clean_order's words (the model's own validators skip a field refused there).
+        for name in ("water", "order"):
+            field = self.fields[name]
+            field.validators = [
+                v
+                for v in field.validators
+                if not isinstance(v, MinValueValidator | MaxValueValidator)
+            ]
+
+    # Water and rank are refused here, in words naming the special and the limit ("Rank of
+    # 六对半 (six pairs): between 1 and 15"), before the columns' own bounds (0 to 32767 …)
+    # would say only a number; a field refused here is left out of the model's validation.
+    def clean_water(self) -> int | None:
+        water: int | None = self.cleaned_data.get("water")
+        name = special_label(str(self.instance.special))
+        if water is not None and water > MAX_WATER:
+            raise forms.ValidationError(
+                gettext("Water of %(name)s: at most %(max)s.") % {"name": name, "max": MAX_WATER}
+            )
+        if water is not None and water < 0:
+            raise forms.ValidationError(gettext("Water of %(name)s: at least 0.") % {"name": name})
+        return water
+
+    def clean_order(self) -> int | None:
+        order: int | None = self.cleaned_data.get("order")
+        count = len(SPECIAL_IDS)
+        if order is not None and not 1 <= order <= count:
+            raise forms.ValidationError(
+                gettext("Rank of %(name)s: between 1 and %(count)s.")
+                % {"name": special_label(str(self.instance.special)), "count": count}
+            )
+        return order
 
     def has_changed(self) -> bool:
         # A new configuration's rows come pre-filled and are saved even when left as they are.
@@ -239,6 +273,9 @@ class SpecialHandFormSet(BaseInlineFormSet):
                     gettext("Water of %(name)s: at most %(max)s.")
                     % {"name": name, "max": MAX_WATER},
                 )
+                fine = False
+            elif water is not None and water < 0:
+                form.add_error("water", gettext("Water of %(name)s: at least 0.") % {"name": name})
                 fine = False
             order = form.cleaned_data.get("order")
             if order is not None and not 1 <= order <= count:

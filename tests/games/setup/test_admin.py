@@ -137,7 +137,7 @@ def test_rules_admin_changes_plain_fields_and_swaps_ranks(rules_admin) -> None:
             {"specials": {"three_flushes": {"order": 14}}},
             "Two special hands have the same rank",
         ),
-        ({"specials": {"six_pairs": {"water": -1}}}, "greater than or equal to 0"),
+        ({"specials": {"six_pairs": {"water": -1}}}, "Water of 六对半 (six pairs): at least 0."),
         # In words with the limit, not the engine's keys.
         (
             {"specials": {"six_pairs": {"water": 20_000}}},

@@ -150,8 +150,33 @@ def test_a_rank_beyond_the_specials_is_refused_at_the_field(rules_admin: User, r
     row = config.special_hands.order_by("order").get(special="six_pairs").order - 1
     field = re.search(rf'<input[^>]*name="special_hands-{row}-order"[^>]*>', html).group(0)
     assert "config-error" in field and 'aria-invalid="true"' in field
-    # The banner at the top jumps to it.
+    # The banner at the top jumps to it, in words with the limit (not the column's 32767).
     assert f'href="#id_special_hands-{row}-order"' in html
+    assert "Rank of 六对半 (six pairs): between 1 and 15" in html
+    assert "32767" not in html
+    assert state(config) == before
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"water": -3}, "Water of 六对半 (six pairs): at least 0."),
+        ({"order": -1}, "Rank of 六对半 (six pairs): between 1 and 15"),
+        ({"water": 10**12}, "Water of 六对半 (six pairs): at most 10000"),
+    ],
+)
+def test_out_of_range_values_are_refused_in_words(
+    rules_admin: User, change: dict[str, int], words: str
+) -> None:
+    config = rule_configuration_default()
+    before = state(config)
+    response = logged_in(rules_admin).post(
+        change_url(config),
+        form_data(config, specials={"six_pairs": change}, confirm_warnings=True),
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert words in html and "Ensure this value" not in html
     assert state(config) == before
 
 
