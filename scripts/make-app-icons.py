@@ -79,7 +79,10 @@ def rounded_box(
     return outside + inside - radius
 
 
-def segment(x: Array, y: Array, a: tuple[float, float], b: tuple[float, float], width: float) -> Array:
+Point = tuple[float, float]
+
+
+def segment(x: Array, y: Array, a: Point, b: Point, width: float) -> Array:
     """Signed distance to a stroke with round caps from a to b."""
     ax, ay = a
     dx, dy = b[0] - ax, b[1] - ay

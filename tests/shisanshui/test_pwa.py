@@ -128,9 +128,7 @@ def test_the_offline_page_is_the_same_for_everybody_in_both_languages(
 
 
 @pytest.mark.parametrize("url", ["/", "/accounts/login/"])
-def test_the_site_pages_link_the_manifest_and_register_the_worker(
-    client: Client, url: str
-) -> None:
+def test_the_site_pages_link_the_manifest_and_register_the_worker(client: Client, url: str) -> None:
     page = client.get(url).content.decode()
     assert '<link rel="manifest" href="/manifest.webmanifest">' in page
     assert '<meta name="theme-color" content="#0f5132">' in page
