@@ -2,7 +2,7 @@
 its service worker active and controlling the page); with the server's web process really
 stopped, a page asked for shows the offline page (in the visitor's language); the worker's
 caches hold only static files and the offline page after a player's private pages were
-visited; and the table page keeps the screen awake (a fake ``navigator.wakeLock``) from the
+visited; a worker of a new version drops the older caches; and the table page keeps the screen awake (a fake ``navigator.wakeLock``) from the
 deal to the end of the round, letting go while the page is hidden.
 """
 
@@ -278,3 +278,31 @@ def test_the_table_keeps_the_screen_awake_while_the_round_is_in_play(
     page.evaluate("() => { window.__setHidden(true); window.__setHidden(false); }")
     page.wait_for_timeout(300)
     assert len(wake_log(page)) == 4
+
+
+def test_a_new_worker_deletes_the_older_versions_caches(
+    live_platform: LivePlatform, new_page: NewPage
+) -> None:
+    """What a deploy does: a worker of another version takes over and drops the site's older
+    caches (another origin's or another app's caches are not its own: kept)."""
+    base = live_platform.url
+    page = new_page()
+    page.goto(f"{base}/")
+    worker_ready(page)
+    page.evaluate(
+        """async () => {
+          await (await caches.open("shisanshui-static-0123456789abcdef")).put(
+            "/static/old.js", new Response("old"));
+          await caches.open("shisanshui-shell-0123456789abcdef");
+          await caches.open("someone-else");
+          const registration = await navigator.serviceWorker.getRegistration();
+          await registration.unregister();
+        }"""
+    )
+    page.reload()
+    worker_ready(page)
+    names = sorted(page.evaluate(CACHED))
+    assert "someone-else" in names
+    ours = [name for name in names if name.startswith("shisanshui-")]
+    assert not any(name.endswith("0123456789abcdef") for name in ours), names
+    assert any(name.startswith("shisanshui-shell-") for name in ours), names
