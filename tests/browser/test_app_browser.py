@@ -2,8 +2,9 @@
 its service worker active and controlling the page); with the server's web process really
 stopped, a page asked for shows the offline page (in the visitor's language); the worker's
 caches hold only static files and the offline page after a player's private pages were
-visited; a worker of a new version drops the older caches; and the table page keeps the screen awake (a fake ``navigator.wakeLock``) from the
-deal to the end of the round, letting go while the page is hidden.
+visited; a worker of a new version drops the older caches; and the table page keeps the
+screen awake (a fake ``navigator.wakeLock``) from the deal to the end of the round, letting go
+while the page is hidden.
 """
 
 from __future__ import annotations
