@@ -6,13 +6,17 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from shisanshui import views
+from shisanshui import pwa, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("livez", views.livez, name="livez"),
     path("favicon.ico", views.favicon, name="favicon"),
+    # The installable app: at the root, so that the service worker's scope is the whole site.
+    path("manifest.webmanifest", pwa.manifest, name="web-manifest"),
+    path("sw.js", pwa.service_worker, name="service-worker"),
+    path("offline/", pwa.offline, name="offline"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("admin/", admin.site.urls),

@@ -8,6 +8,7 @@
 //   schedule.js  the deal's and the comparison's animation at their server times
 //   render.js, controls.js, storage.js, api.js   drawing; the page's own actions; the
 //                browser's storage; the wallet and names asked from the HTTP API
+//   wakelock.js  the screen kept awake while my round is in play (render.js says when)
 // Classic scripts loaded before: /jsi18n/ (gettext), cards.js (window.ShisanshuiCards) and
 // SortableJS (window.Sortable).
 //
@@ -49,6 +50,7 @@ import { createSchedule } from "./schedule.js";
 import { createServerView } from "./server.js";
 import { createSocket } from "./socket.js";
 import { createStorage } from "./storage.js";
+import { createWakeLock } from "./wakelock.js";
 
 function start() {
   const root = $("table");
@@ -94,7 +96,8 @@ function start() {
   const controls = createControls(page, { storage });
   const server = createServerView(page, { schedule, api, storage });
   const socket = createSocket(page, { server, storage, controls });
-  const { render, tick } = createRender(page, { schedule, controls });
+  const wakeLock = createWakeLock();
+  const { render, tick } = createRender(page, { schedule, controls, wakeLock });
   page.act = socket.act;
   page.render = render;
   page.changed = controls.changed;

@@ -21,14 +21,17 @@ const PHASE_NAMES = {
   settled: _("Settled"),
 };
 
-// page: the page's context; parts: {schedule, controls}.
-export function createRender(page, { schedule, controls }) {
+// page: the page's context; parts: {schedule, controls, wakeLock}.
+export function createRender(page, { schedule, controls, wakeLock }) {
   const root = page.root;
 
   function render() {
     const state = page.state;
     const table = state.table;
     root.dataset.phase = table.phase;
+    // The screen stays awake from my deal to the end of the comparison (not while watching,
+    // nor between rounds, nor once the table has sent me away).
+    wakeLock.set(S.inRound(state) && !state.closed);
     // While the player's own round is dealt and arranged, everything fits one screen: the
     // felt shrinks to a strip of the opponents, the hand and rows take the rest.
     const playing = S.inRound(state) && ["dealing", "special_choice", "arranging"].includes(table.phase);
