@@ -21,7 +21,7 @@ import numpy as np
 from .cards import ALL_CARDS, Card, ensure_distinct, sort_key
 from .config import DEFAULT_CONFIG, RuleConfig
 from .errors import FoulError, WrongCountError
-from .expected_water import POW13, hand_order, row_classes, water_model
+from .expected_water import POW13, FloatArray, hand_order, row_classes, water_model
 from .hands import Category
 from .scoring import Arranged
 from .spare import arrange16
@@ -215,21 +215,37 @@ def expected_water_of(
 @dataclass(frozen=True, slots=True)
 class SplitRank:
     """Where one arrangement stands among every foul-free split of its 13 cards, by the
-    model's expected water: ``value`` its own, ``best`` the hand's best, ``shape_best`` the
-    best split with the same category triple (the same hand types front, middle, back)."""
+    model's expected water: ``value`` its own, ``best`` and ``worst`` the hand's highest and
+    lowest, ``shape_best`` the best split with the same category triple (the same hand types
+    front, middle, back), and ``best_arranged`` the split worth ``best`` (the one
+    :func:`arrange` suggests first for these 13 cards).
+
+    All of it comes from one evaluation of the splits in the deck's own row evaluation (copies,
+    five of a kind and jokers on a variant deck, RULES.md §12), so the best, the worst and the
+    arrangement are measured with the same values."""
 
     value: float
     best: float
+    worst: float
     shape_best: float
     better_share: float  # share of the foul-free splits worth more than this one (0: the best)
     splits: int  # how many foul-free splits the 13 cards have
+    best_arranged: Arranged
+
+    @property
+    def lowest(self) -> bool:
+        """No split of these cards is worth less: the hand's worst, however many splits tie
+        with it (with copies of a card or two jokers, swapping two equal cards ties)."""
+        return self.value <= self.worst
 
 
 def rank_of(
     arranged: Arranged, config: RuleConfig = DEFAULT_CONFIG, *, opponents: int = 3
 ) -> SplitRank:
-    """How ``arranged`` ranks among all foul-free splits of its cards (one evaluation of every
-    split, as :func:`arrange` does). Raises a :class:`RulesError` for a foul or wrong rows."""
+    """How ``arranged`` ranks among all foul-free splits of its 13 cards (one evaluation of
+    every split, as :func:`arrange` does). With spare cards (RULES.md §12.4) these are the 13
+    played, ranked among their own splits under the configuration's model. Raises a
+    :class:`RulesError` for a foul or wrong rows."""
     hand, split = _hand_split(arranged, config)
     model = water_model(config, opponents)
     splits = np.flatnonzero(hand.valid)
@@ -237,13 +253,37 @@ def rank_of(
     at = int(np.searchsorted(splits, split))
     value = float(values[at])
     same = triple == triple[at]
+    top = _first_best(values, triple)
+    f, m, b = hand.split_cards(int(splits[top]))
     return SplitRank(
         value=round(value, 4),
-        best=round(float(values.max()), 4),
+        best=round(float(values[top]), 4),
+        worst=round(float(values.min()), 4),
         shape_best=round(float(values[same].max()), 4),
         better_share=float(np.count_nonzero(values > value + 1e-9)) / len(values),
         splits=len(values),
+        best_arranged=Arranged(_to_cards(f), _to_cards(m), _to_cards(b)),
     )
+
+
+def _first_best(values: FloatArray, triple: IntArray) -> int:
+    """The position of the split :func:`arrange` puts first: the highest value, among equal
+    values the lowest category triple, and in it the first split."""
+    top = np.flatnonzero(values == values.max())
+    low = top[triple[top] == triple[top].min()]
+    return int(low[0])
+
+
+def worst_arrangement(
+    cards: Sequence[Card], config: RuleConfig = DEFAULT_CONFIG, *, opponents: int = 3
+) -> Arranged:
+    """The foul-free split of these 13 cards the model values least (the first of them): what
+    a player losing on purpose plays, the measure :func:`rank_of` signs against."""
+    hand = Hand(_card_indices(cards), config.a2345, not config.deck.is_classic)
+    splits = np.flatnonzero(hand.valid)
+    values, _triple = water_model(config, opponents).split_values(hand, *hand.rows_of(splits))
+    f, m, b = hand.split_cards(int(splits[int(np.argmin(values))]))
+    return Arranged(_to_cards(f), _to_cards(m), _to_cards(b))
 
 
 def _hand_split(arranged: Arranged, config: RuleConfig) -> tuple[Hand, int]:

@@ -4,10 +4,13 @@ rounds show one player losing to the other on purpose (chip dumping).
 An honest player loses water by arranging badly; how badly depends on skill, and the weakest
 honest play is a random foul-free arrangement. A dumper's losses look different in one of two
 ways, both measured against every foul-free split of the same 13 cards (:func:`rank_of`, the
-model of :mod:`games.rules.expected_water` for the round's number of opponents):
+model of :mod:`games.rules.expected_water` for the round's number of opponents and deck: copies,
+five of a kind and jokers are valued as the variant rules play them, RULES.md §12; with spare
+cards the 13 played, the regret also counting which 3 were set aside, :func:`play_quality`):
 
-- **worst**: the arrangement is among the worst 1 % of the splits. A random player does that
-  one round in a hundred; an honest player who tries, almost never;
+- **worst**: the arrangement is among the worst 1 % of the splits, or no split is worth less
+  (its value may be shared by more than 1 % of them). A random player does that about one
+  round in a hundred; an honest player who tries, almost never;
 - **careful loss**: it gives away at least :data:`CAREFUL_REGRET_PER_OPPONENT` water per
   opponent against the best, yet it is the best split of its hand types (front, middle, back
   category). Careful arranging of a losing shape is the mark of choosing the shape to lose:
@@ -99,11 +102,19 @@ NOT_ARRANGED = PlayQuality(Sign.NONE, 0.0, 0.0, 0.0)
 
 
 def sign_of(
-    *, better_share: float, regret: float, shape_regret: float, opponents: int, row_water: int = 1
+    *,
+    better_share: float,
+    regret: float,
+    shape_regret: float,
+    opponents: int,
+    row_water: int = 1,
+    lowest: bool = False,
 ) -> Sign:
-    """The sign of an arrangement from where it ranks (module docstring). The regret that
-    makes a careful loss grows with the row water (RULES.md §7.1), as every row's stake does."""
-    if better_share >= WORST_SHARE:
+    """The sign of an arrangement from where it ranks (module docstring). ``lowest``: no split
+    of the cards is worth less, however many tie with it (its worst split is a hand's worst
+    even when more than 1 % of the splits share its value). The regret that makes a careful
+    loss grows with the row water (RULES.md §7.1), as every row's stake does."""
+    if better_share >= WORST_SHARE or lowest:
         return Sign.WORST
     careful = CAREFUL_REGRET_PER_OPPONENT * opponents * row_water
     if regret >= careful and shape_regret <= SHAPE_TOLERANCE * row_water:
@@ -117,7 +128,13 @@ def play_quality(seats: Sequence[Seat], player: str, config: RuleConfig) -> Play
     """The quality of ``player``'s arrangement in a round played by ``seats`` (as scored).
 
     A declared special, or a seat that escaped, says nothing of intent (:data:`NOT_ARRANGED`).
-    With spare cards the 13 played cards are ranked (which 3 were set aside is not judged)."""
+    The arrangement is ranked among the splits of its own 13 cards, on every deck, with the
+    deck's row evaluation (:func:`rank_of`), and the water it gave away is measured against
+    the best of those splits. With spare cards (RULES.md §12.4) the choice of the 13 is part
+    of the play: keeping three strong cards aside and arranging the weak rest well is a way to
+    lose on purpose, so the regret and the water given are measured against the engine's best
+    13 of the 16 (:func:`arrange`) when the seat's spare cards are known; the rank (worst,
+    weak, the best of its hand types) stays among the 13 played."""
     seats = tuple(seats)
     index = next((i for i, s in enumerate(seats) if s.id == player), None)
     if index is None:
@@ -129,7 +146,13 @@ def play_quality(seats: Sequence[Seat], player: str, config: RuleConfig) -> Play
     if not isinstance(seat.hand, Arranged) or seat.escaped:
         return NOT_ARRANGED
     rank = rank_of(seat.hand, config, opponents=opponents)
-    regret = max(0.0, rank.best - rank.value)
+    best_value, best, best_unused = rank.best, rank.best_arranged, seat.unused
+    dealt = seat.hand.cards + seat.unused
+    if config.spare_cards and len(dealt) == config.hand_size:
+        top = arrange(dealt, config, limit=1, opponents=opponents).best
+        if top.expected_water > best_value:
+            best_value, best, best_unused = top.expected_water, top.arranged(), top.unused
+    regret = max(0.0, best_value - rank.value)
     shape_regret = max(0.0, rank.shape_best - rank.value)
     sign = sign_of(
         better_share=rank.better_share,
@@ -137,13 +160,13 @@ def play_quality(seats: Sequence[Seat], player: str, config: RuleConfig) -> Play
         shape_regret=shape_regret,
         opponents=opponents,
         row_water=config.row_water,
+        lowest=rank.lowest,
     )
     given: dict[str, int] = {}
     if sign is not Sign.NONE:
         free = [replace(s, balance=None, escaped=False) for s in seats]
         played = _pair_water(score_round(free, config), index)
-        best = arrange(seat.hand.cards, config, limit=1, opponents=opponents).best
-        free[index] = replace(free[index], hand=best.arranged())
+        free[index] = replace(free[index], hand=best, unused=best_unused)
         better = _pair_water(score_round(free, config), index)
         given = {
             seats[other].id: max(0, better[other] - played[other])
