@@ -50,7 +50,7 @@ from multiprocessing import Pool
 import numpy as np
 
 from benchmarks.host_probes import host_speed_ms
-from games.rules.arrange import Hand
+from games.rules.arrange import Hand, worst_arrangement
 from games.rules.cards import ALL_CARDS, Card
 from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.dumping import (
@@ -99,7 +99,7 @@ def play(
     if policy == "strong":
         return _arranged(hand, int(splits[int(np.argmax(values))]))
     if policy == "worst":
-        return _arranged(hand, int(splits[int(np.argmin(values))]))
+        return worst_arrangement(cards, config, opponents=opponents)
     if policy == "subtle":
         best: dict[int, int] = {}
         for i, t in enumerate(triples.tolist()):

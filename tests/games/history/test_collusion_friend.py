@@ -136,7 +136,10 @@ def _lose_to_a_friend(config: RuleConfig, rounds: int, caplog: pytest.LogCapture
     quality = {
         r.round_id: r.quality for r in RoundPlayer.objects.filter(user=dumper).order_by("round_id")
     }
-    assert all(q["sign"] == "worst" for q in quality.values())
+    # Every round a sign of dumping, most the worst (a few hands have many splits tied with
+    # their worst: a careful loss then, games.rules.dumping.WORST_TIE_SHARE).
+    signs = [q["sign"] for q in quality.values()]
+    assert set(signs) <= {"worst", "careful_loss"} and signs.count("worst") >= rounds - 2
     assert all(
         RoundPlayer.objects.get(round=r, user=friend).quality["sign"] == "none" for r in played
     )
@@ -150,7 +153,7 @@ def _lose_to_a_friend(config: RuleConfig, rounds: int, caplog: pytest.LogCapture
     fed = [pk for pk, q in quality.items() if q["given"].get(str(friend.pk), 0) > 0]
     assert len(fed) >= rounds // 2
     assert [row["round"] for row in flag.evidence] == fed
-    assert all(row["sign"] == "worst" and row["given"] > 0 for row in flag.evidence)
+    assert all(row["given"] > 0 for row in flag.evidence)
     assert flag.water_given == sum(row["given"] for row in flag.evidence)
     assert all(f.score <= flag.score and len(f.evidence) <= len(flag.evidence) for f in flags)
 

@@ -1,7 +1,7 @@
 """Deliberate losses on the variant decks (RULES.md §12 with games.rules.dumping): an
 arrangement is ranked among its own 13 cards' splits with the deck's row evaluation (copies,
 five of a kind, jokers), so on every deck the worst split is signed WORST and the engine's
-best NONE; with spare cards (§12.4) the 13 played are judged and the 3 set aside count."""
+best NONE; with spare cards (§12.4) the 13 played are judged among their own splits."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from benchmarks.collusion_detection import play
 from games.rules.arrange import arrange, rank_of, worst_arrangement
 from games.rules.cards import Card, parse_cards, sort_key
 from games.rules.config import RuleConfig
-from games.rules.dumping import Sign, play_quality, sign_of
+from games.rules.dumping import WORST_TIE_SHARE, Sign, play_quality, sign_of
 from games.rules.presets import preset_config
 from games.rules.scoring import Arranged, Seat
 
@@ -106,28 +106,34 @@ def test_12_3_five_of_a_kind_and_jokers_are_ranked_as_the_variant_rules_play_the
 @pytest.mark.parametrize(
     ("config", "hand"),
     [
-        (TWO_EXTRA_SUITS, "TD3 4C QD2 TH 3S 2S 6C TD2 KD QS 2C TC QD3"),
         (EXTRA_SUIT, "5H 9D 6H KD 6S 6C KC 3S QC 9S 6D 9H QD"),
+        (EXTRA_SUIT, "TC 3D2 9D 6S 3H 6D 7H 2H 3S 9C 2S 3D 6C"),
+        (SPARE, "AH AD KD QC QD 9S 9H 9D KC 6S 6H 6C 6D"),
     ],
 )
-def test_12_a_worst_value_shared_by_many_splits_is_still_the_worst(
+def test_12_a_worst_split_many_splits_tie_with_is_still_the_worst(
     config: RuleConfig, hand: str
 ) -> None:
-    """Swapping equal cards (a copy and its original, two cards of a rank in rows that are no
-    flush) ties; here more than 1 % of the splits share the hand's worst value."""
+    """Moving a card for another of its rank (a copy for its original) between rows that are
+    no flush changes nothing: here more than 1 % of the splits rank with the hand's worst."""
     cards = tuple(parse_cards(hand.split(), deck=config.deck))
-    rank = rank_of(worst_arrangement(cards, config), config)
+    low = worst_arrangement(cards, config, opponents=1)
+    rank = rank_of(low, config, opponents=1)
     assert rank.better_share < 0.99 and rank.lowest
-    assert (
-        sign_of(
-            better_share=rank.better_share,
-            regret=rank.best - rank.value,
-            shape_regret=rank.shape_best - rank.value,
-            opponents=3,
-            lowest=rank.lowest,
-        )
-        is Sign.WORST
-    )
+    assert 0.01 < 1.0 - rank.better_share <= WORST_TIE_SHARE
+    rest = [c for c in config.deck.cards if c not in cards]
+    friend = tuple(random.Random(5).sample(rest, config.hand_size))
+    seats = [Seat("dumper", low), seat_best("friend", friend, config, 1)]
+    assert play_quality(seats, "dumper", config).sign is Sign.WORST
+
+
+def test_a_lowest_value_most_splits_share_says_nothing() -> None:
+    """When the model values a large share of the splits alike (rows that win nothing against
+    the rows opponents play), a random split lands on the lowest value often: no sign."""
+    lowest = {"better_share": 0.9, "regret": 1.0, "shape_regret": 1.0, "opponents": 3}
+    assert sign_of(**lowest, lowest_tied=0.1) is Sign.WEAK  # type: ignore[arg-type]
+    assert sign_of(**lowest, lowest_tied=WORST_TIE_SHARE) is Sign.WORST  # type: ignore[arg-type]
+    assert sign_of(**lowest) is Sign.WEAK  # type: ignore[arg-type]
 
 
 # -- spare cards (RULES.md §12.4) ----------------------------------------------------------
@@ -156,9 +162,11 @@ def test_12_4_the_worst_split_of_the_13_played_is_signed_worst(seed: int) -> Non
     assert honest.sign is Sign.NONE and honest.regret == 0 and honest.given == {}
 
 
-def test_12_4_setting_the_strong_cards_aside_counts_against_the_best_13_of_16() -> None:
-    """Keeping three aces aside and arranging the rest as well as they go: a careful loss,
-    measured against the engine's best 13 of the 16, with the water it gave."""
+def test_12_4_which_three_are_set_aside_is_not_judged() -> None:
+    """Keeping three aces aside and arranging the other 13 as well as they go is judged as the
+    13 played: the best of their splits, no sign. Simple honest rules for the choice (keep the
+    13 highest) fall as far short of the engine's best 13 of 16, so the choice is no evidence
+    (games.rules.dumping.play_quality)."""
     hand = "AS AH AD AD2 KC QD 9S 8H 7C 6D 5S 4H 3C 2D JH TC"
     mine = parse_cards(hand.split(" "), deck=SPARE.deck)
     rest = [c for c in SPARE.deck.cards if c not in mine]
@@ -174,10 +182,4 @@ def test_12_4_setting_the_strong_cards_aside_counts_against_the_best_13_of_16() 
         seat_best("other", other, SPARE, 2),
     ]
     quality = play_quality(seats, "dumper", SPARE)
-    assert quality.better_share == 0 and quality.shape_regret == 0  # the best of the 13 kept
-    assert quality.regret >= 2.5 * 2  # ... yet far below the best of the 16
-    assert quality.sign is Sign.CAREFUL_LOSS and sum(quality.given.values()) > 0
-
-    # Without the spare cards known (a round stored without them), the 13 are judged alone.
-    alone = play_quality([Seat("dumper", played.best_arranged), *seats[1:]], "dumper", SPARE)
-    assert alone.sign is Sign.NONE and alone.regret == 0
+    assert quality.sign is Sign.NONE and quality.regret == 0 and quality.better_share == 0
