@@ -14,6 +14,7 @@ from games.rules.arrange import arrange, rank_of, worst_arrangement
 from games.rules.cards import Card, parse_cards, sort_key
 from games.rules.config import RuleConfig
 from games.rules.dumping import WORST_TIE_SHARE, Sign, play_quality, sign_of
+from games.rules.hands import Category, evaluate
 from games.rules.presets import preset_config
 from games.rules.scoring import Arranged, Seat
 
@@ -88,15 +89,20 @@ FIVE_SEVENS = "7C 7D 7H 7S 7D2"
 def test_12_3_five_of_a_kind_and_jokers_are_ranked_as_the_variant_rules_play_them(
     config: RuleConfig, hand: str
 ) -> None:
-    """The worst split of a hand holding five of a kind or jokers is its worst by the variant
-    evaluation: the classic evaluation (five of a kind unknown, a joker a rank-0 card) would
-    choose another split and rank it far from the worst."""
-    cards = parse_cards(hand.split(), deck=config.deck)
-    mine = tuple(cards)
+    """A hand holding five of a kind or jokers is ranked by the variant evaluation: its best
+    split (rank_of's own) plays the five of a kind, its worst breaks it up. The classic
+    evaluation (five of a kind unknown, a joker a rank-0 card) takes another split for the
+    worst; the benchmark's worst player chooses with the deck's."""
+    mine = parse_cards(hand.split(), deck=config.deck)
     rest = [c for c in config.deck.cards if c not in mine]
     friend = tuple(random.Random(3).sample(rest, 13))
     low = worst_arrangement(mine, config, opponents=1)
     assert play(mine, "worst", 1, random.Random(0), 1, config) == low
+    best_rows = rank_of(low, config, opponents=1).best_arranged.rows()
+    low_rows = [evaluate(row, config.a2345).category for row in low.rows()]
+    assert Category.FIVE_OF_A_KIND not in low_rows
+    if FIVE_SEVENS in hand:
+        assert evaluate(best_rows[2], config.a2345).category is Category.FIVE_OF_A_KIND
     seats = [Seat("dumper", low), seat_best("friend", friend, config, 1)]
     assert play_quality(seats, "dumper", config).sign is Sign.WORST
     top = seat_best("dumper", mine, config, 1)
