@@ -50,9 +50,9 @@ from multiprocessing import Pool
 import numpy as np
 
 from benchmarks.host_probes import host_speed_ms
-from games.rules.arrange import Hand
+from games.rules.arrange import Hand, worst_arrangement
 from games.rules.cards import ALL_CARDS, Card
-from games.rules.config import DEFAULT_CONFIG
+from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.dumping import (
     PairRound,
     Sign,
@@ -80,20 +80,26 @@ def _arranged(hand: Hand, split: int) -> Arranged:
 
 
 def play(
-    cards: tuple[Card, ...], policy: str, opponents: int, rng: random.Random, samples: int
+    cards: tuple[Card, ...],
+    policy: str,
+    opponents: int,
+    rng: random.Random,
+    samples: int,
+    config: RuleConfig = CONFIG,
 ) -> Arranged:
-    """The arrangement ``policy`` plays with ``cards`` at a table of ``opponents`` + 1."""
+    """The arrangement ``policy`` plays with 13 ``cards`` at a table of ``opponents`` + 1,
+    under ``config`` (its deck's row evaluation: copies, five of a kind, jokers)."""
     if policy in ("easy", "normal", "expert"):
-        return level_play(cards, CONFIG, policy, opponents=opponents, samples=samples).arranged
-    hand = Hand([c.index for c in cards], CONFIG.a2345)
+        return level_play(cards, config, policy, opponents=opponents, samples=samples).arranged
+    hand = Hand([c.index for c in cards], config.a2345, not config.deck.is_classic)
     splits = np.flatnonzero(hand.valid)
     if policy == "random":
         return _arranged(hand, int(splits[rng.randrange(len(splits))]))
-    values, triples = water_model(CONFIG, opponents).split_values(hand, *hand.rows_of(splits))
+    values, triples = water_model(config, opponents).split_values(hand, *hand.rows_of(splits))
     if policy == "strong":
         return _arranged(hand, int(splits[int(np.argmax(values))]))
     if policy == "worst":
-        return _arranged(hand, int(splits[int(np.argmin(values))]))
+        return worst_arrangement(cards, config, opponents=opponents)
     if policy == "subtle":
         best: dict[int, int] = {}
         for i, t in enumerate(triples.tolist()):

@@ -21,7 +21,7 @@ import numpy as np
 from .cards import ALL_CARDS, Card, ensure_distinct, sort_key
 from .config import DEFAULT_CONFIG, RuleConfig
 from .errors import FoulError, WrongCountError
-from .expected_water import POW13, hand_order, row_classes, water_model
+from .expected_water import POW13, FloatArray, hand_order, row_classes, water_model
 from .hands import Category
 from .scoring import Arranged
 from .spare import arrange16
@@ -215,35 +215,98 @@ def expected_water_of(
 @dataclass(frozen=True, slots=True)
 class SplitRank:
     """Where one arrangement stands among every foul-free split of its 13 cards, by the
-    model's expected water: ``value`` its own, ``best`` the hand's best, ``shape_best`` the
-    best split with the same category triple (the same hand types front, middle, back)."""
+    model's expected water: ``value`` its own, ``best`` and ``worst`` the hand's highest and
+    lowest, ``shape_best`` the best split with the same category triple (the same hand types
+    front, middle, back), and ``best_arranged`` the split worth ``best`` (the one
+    :func:`arrange` suggests first for these 13 cards).
+
+    All of it comes from one evaluation of the splits in the deck's own row evaluation (copies,
+    five of a kind and jokers on a variant deck, RULES.md §12), so the best, the worst and the
+    arrangement are measured with the same values. Splits the model values alike are ordered
+    by their rows' strength (:func:`split_order`)."""
 
     value: float
     best: float
+    worst: float
     shape_best: float
-    better_share: float  # share of the foul-free splits worth more than this one (0: the best)
+    better_share: float  # share of the foul-free splits ranked above this one (0: the best)
     splits: int  # how many foul-free splits the 13 cards have
+    best_arranged: Arranged
+    lowest: bool  # no split ranks below it (however many tie with it)
+
+
+def split_order(
+    hand: Hand, config: RuleConfig, values: FloatArray, f: IntArray, m: IntArray, b: IntArray
+) -> tuple[FloatArray, FloatArray]:
+    """The two keys that rank a hand's splits (f, m, b) from worst to best: the model's
+    expected water (``values``, rounded so that equal values compare equal), then the rows'
+    strength, the sum of each row's percentile among every hand of its size in the deck
+    (:class:`Policy` ``strength_sum``'s measure). The second tells apart the splits the model
+    values alike: rows that win nothing against the rows opponents play all have the same
+    expected water (with spare cards, the bottom tenth of a hand's splits is often one value),
+    and among those the weaker rows are the worse choice."""
+    t = load(deck_name(config))
+    p5, t5 = t.all5[config.a2345].less_equal(hand.k5)
+    p3, t3 = t.all3.less_equal(hand.k3)
+    s5, s3 = p5 + t5 / 2, p3 + t3 / 2
+    strength = s3.take(f) + s5.take(m) + s5.take(b)
+    return np.round(values, 9), np.round(strength, 9)
 
 
 def rank_of(
     arranged: Arranged, config: RuleConfig = DEFAULT_CONFIG, *, opponents: int = 3
 ) -> SplitRank:
-    """How ``arranged`` ranks among all foul-free splits of its cards (one evaluation of every
-    split, as :func:`arrange` does). Raises a :class:`RulesError` for a foul or wrong rows."""
+    """How ``arranged`` ranks among all foul-free splits of its 13 cards (one evaluation of
+    every split, as :func:`arrange` does; ordered by :func:`split_order`). With spare cards
+    (RULES.md §12.4) these are the 13 played, ranked among their own splits under the
+    configuration's model. Raises a :class:`RulesError` for a foul or wrong rows."""
     hand, split = _hand_split(arranged, config)
     model = water_model(config, opponents)
     splits = np.flatnonzero(hand.valid)
-    values, triple = model.split_values(hand, *hand.rows_of(splits))
+    rows = hand.rows_of(splits)
+    values, triple = model.split_values(hand, *rows)
+    key, strength = split_order(hand, config, values, *rows)
     at = int(np.searchsorted(splits, split))
     value = float(values[at])
     same = triple == triple[at]
+    level = key == key[at]
+    above = (key > key[at]) | (level & (strength > strength[at]))
+    below = (key < key[at]) | (level & (strength < strength[at]))
+    top = _first_best(values, triple)
+    f, m, b = hand.split_cards(int(splits[top]))
     return SplitRank(
         value=round(value, 4),
-        best=round(float(values.max()), 4),
+        best=round(float(values[top]), 4),
+        worst=round(float(values.min()), 4),
         shape_best=round(float(values[same].max()), 4),
-        better_share=float(np.count_nonzero(values > value + 1e-9)) / len(values),
+        better_share=float(np.count_nonzero(above)) / len(values),
         splits=len(values),
+        best_arranged=Arranged(_to_cards(f), _to_cards(m), _to_cards(b)),
+        lowest=not bool(below.any()),
     )
+
+
+def _first_best(values: FloatArray, triple: IntArray) -> int:
+    """The position of the split :func:`arrange` puts first: the highest value, among equal
+    values the lowest category triple, and in it the first split."""
+    top = np.flatnonzero(values == values.max())
+    low = top[triple[top] == triple[top].min()]
+    return int(low[0])
+
+
+def worst_arrangement(
+    cards: Sequence[Card], config: RuleConfig = DEFAULT_CONFIG, *, opponents: int = 3
+) -> Arranged:
+    """The foul-free split of these 13 cards that ranks lowest (:func:`split_order`: the
+    least expected water, then the weakest rows; the first of equals): what a player losing
+    on purpose plays, the measure :func:`rank_of` signs against."""
+    hand = Hand(_card_indices(cards), config.a2345, not config.deck.is_classic)
+    splits = np.flatnonzero(hand.valid)
+    rows = hand.rows_of(splits)
+    values, _triple = water_model(config, opponents).split_values(hand, *rows)
+    key, strength = split_order(hand, config, values, *rows)
+    f, m, b = hand.split_cards(int(splits[int(np.lexsort((strength, key))[0])]))
+    return Arranged(_to_cards(f), _to_cards(m), _to_cards(b))
 
 
 def _hand_split(arranged: Arranged, config: RuleConfig) -> tuple[Hand, int]:

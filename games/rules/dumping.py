@@ -4,10 +4,14 @@ rounds show one player losing to the other on purpose (chip dumping).
 An honest player loses water by arranging badly; how badly depends on skill, and the weakest
 honest play is a random foul-free arrangement. A dumper's losses look different in one of two
 ways, both measured against every foul-free split of the same 13 cards (:func:`rank_of`, the
-model of :mod:`games.rules.expected_water` for the round's number of opponents):
+model of :mod:`games.rules.expected_water` for the round's number of opponents and deck: copies,
+five of a kind and jokers are valued as the variant rules play them, RULES.md §12; with spare
+cards the 13 played, :func:`play_quality`):
 
-- **worst**: the arrangement is among the worst 1 % of the splits. A random player does that
-  one round in a hundred; an honest player who tries, almost never;
+- **worst**: the arrangement is among the worst 1 % of the splits, or no split ranks lower
+  and at most 3 % tie with it (splits the model values alike are ranked by their rows'
+  strength, :func:`games.rules.arrange.split_order`). A random player does that about one
+  round in a hundred; an honest player who tries, almost never;
 - **careful loss**: it gives away at least :data:`CAREFUL_REGRET_PER_OPPONENT` water per
   opponent against the best, yet it is the best split of its hand types (front, middle, back
   category). Careful arranging of a losing shape is the mark of choosing the shape to lose:
@@ -40,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from .arrange import arrange, rank_of
+from .arrange import rank_of
 from .config import RuleConfig
 from .errors import RulesError
 from .scoring import Arranged, RoundResult, Seat, score_round
@@ -56,6 +60,10 @@ class Sign(StrEnum):
 
 
 WORST_SHARE = 0.99  # at least this share of the splits is worth more: among the worst 1 %
+# The lowest split is the worst when at most this share of the splits ties with it (moving a
+# card for another of its rank between rows that are no flush ties); a larger tie, which a
+# random split lands in as often, says nothing of intent.
+WORST_TIE_SHARE = 0.03
 WEAK_SHARE = 0.90
 CAREFUL_REGRET_PER_OPPONENT = 2.5  # expected water given away, per opponent
 SHAPE_TOLERANCE = 0.05  # within this much of the best split of its category triple
@@ -99,11 +107,20 @@ NOT_ARRANGED = PlayQuality(Sign.NONE, 0.0, 0.0, 0.0)
 
 
 def sign_of(
-    *, better_share: float, regret: float, shape_regret: float, opponents: int, row_water: int = 1
+    *,
+    better_share: float,
+    regret: float,
+    shape_regret: float,
+    opponents: int,
+    row_water: int = 1,
+    lowest_tied: float | None = None,
 ) -> Sign:
-    """The sign of an arrangement from where it ranks (module docstring). The regret that
+    """The sign of an arrangement from where it ranks (module docstring). ``lowest_tied``: no
+    split of the cards ranks lower, and this share of them ties with it (None: some split
+    ranks lower); the lowest is the worst while that share is small
+    (:data:`WORST_TIE_SHARE`), even when more than 1 % of the splits share it. The regret that
     makes a careful loss grows with the row water (RULES.md §7.1), as every row's stake does."""
-    if better_share >= WORST_SHARE:
+    if better_share >= WORST_SHARE or (lowest_tied is not None and lowest_tied <= WORST_TIE_SHARE):
         return Sign.WORST
     careful = CAREFUL_REGRET_PER_OPPONENT * opponents * row_water
     if regret >= careful and shape_regret <= SHAPE_TOLERANCE * row_water:
@@ -117,7 +134,13 @@ def play_quality(seats: Sequence[Seat], player: str, config: RuleConfig) -> Play
     """The quality of ``player``'s arrangement in a round played by ``seats`` (as scored).
 
     A declared special, or a seat that escaped, says nothing of intent (:data:`NOT_ARRANGED`).
-    With spare cards the 13 played cards are ranked (which 3 were set aside is not judged)."""
+    The arrangement is ranked among the splits of its own 13 cards, on every deck, with the
+    deck's row evaluation (:func:`rank_of`), and the water it gave away is measured against
+    the best of those splits. With spare cards (RULES.md §12.4) the 13 played are judged and
+    which 3 were set aside is not: simple honest rules for the choice (the easy and normal
+    bots keep the 13 highest cards) fall as far short of the engine's best 13 of 16 as a
+    deliberate choice does, so counting it would sign honest players (measured: a careful
+    loss in half the normal bot's rounds, against a sixth when the 13 are judged alone)."""
     seats = tuple(seats)
     index = next((i for i, s in enumerate(seats) if s.id == player), None)
     if index is None:
@@ -137,13 +160,13 @@ def play_quality(seats: Sequence[Seat], player: str, config: RuleConfig) -> Play
         shape_regret=shape_regret,
         opponents=opponents,
         row_water=config.row_water,
+        lowest_tied=1.0 - rank.better_share if rank.lowest else None,
     )
     given: dict[str, int] = {}
     if sign is not Sign.NONE:
         free = [replace(s, balance=None, escaped=False) for s in seats]
         played = _pair_water(score_round(free, config), index)
-        best = arrange(seat.hand.cards, config, limit=1, opponents=opponents).best
-        free[index] = replace(free[index], hand=best.arranged())
+        free[index] = replace(free[index], hand=rank.best_arranged)
         better = _pair_water(score_round(free, config), index)
         given = {
             seats[other].id: max(0, better[other] - played[other])

@@ -9,7 +9,7 @@ import pytest
 from benchmarks.collusion_detection import play
 from games.rules.arrange import arrange, rank_of
 from games.rules.cards import Card
-from games.rules.config import DEFAULT_CONFIG
+from games.rules.config import DEFAULT_CONFIG, RuleConfig
 from games.rules.dumping import (
     NOT_ARRANGED,
     THRESHOLD,
@@ -33,9 +33,9 @@ def deal(seed: int, players: int) -> list[tuple[Card, ...]]:
     return [tuple(cards[13 * i : 13 * (i + 1)]) for i in range(players)]
 
 
-def worst(cards: tuple[Card, ...], opponents: int) -> Arranged:
+def worst(cards: tuple[Card, ...], opponents: int, config: RuleConfig = CONFIG) -> Arranged:
     """The foul-free split of the lowest expected water: the worst-arrangement dumper's."""
-    return play(cards, "worst", opponents, random.Random(0), 1)
+    return play(cards, "worst", opponents, random.Random(0), 1, config)
 
 
 @pytest.mark.parametrize("seed", range(6))
