@@ -18,6 +18,7 @@ from django.db import connection, transaction
 from accounts.models import User
 from accounts.selectors import wallet_balance
 from games.models import RuleConfiguration
+from lobby import skill
 from lobby.checks import (
     check_can_open,
     check_not_frozen,
@@ -37,7 +38,6 @@ from lobby.errors import InsufficientCoins, coins
 from lobby.models import BotLevel, Room, RoomStatus, Seat
 from lobby.selectors import room_list, seat_for_user
 from lobby.services import room_create
-from lobby.skill import bot_level_for, skill_family, skill_of
 from lobby.store import (
     ROOM_CREATED,
     ROOM_UPDATED,
@@ -170,15 +170,15 @@ def _closest_first(*, user: User, room_ids: list[int]) -> list[int]:
     ):
         seated.setdefault(seat.room_id, []).append(seat.user_id)
         rules_of_room[seat.room_id] = seat.room.rules
-    families = {rules.pk: skill_family(rules) for rules in rules_of_room.values()}
+    families = {rules.pk: skill.skill_family(rules) for rules in rules_of_room.values()}
 
     def distance(room_id: int) -> tuple[float, int]:
         people = seated.get(room_id)
         if not people:
             return (math.inf, room_id)
         family = families[rules_of_room[room_id].pk]
-        mine = skill_of(user.pk, family)[0]
-        mean = sum(skill_of(person, family)[0] for person in people) / len(people)
+        mine = skill.skill_of(user.pk, family)[0]
+        mean = sum(skill.skill_of(person, family)[0] for person in people) / len(people)
         return (abs(mean - mine), room_id)
 
     return sorted(room_ids, key=distance)
@@ -257,7 +257,7 @@ def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
         raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
 
     seats = min(QUICK_PLAY_SEATS, engine_config(rules).max_seats)
-    rating, _deviation = skill_of(user.pk, skill_family(rules))
+    rating, _deviation = skill.skill_of(user.pk, skill.skill_family(rules))
     room = room_create(
         owner=user,
         name=QUICK_PLAY_ROOM_NAME,
@@ -265,6 +265,6 @@ def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
         seats=seats,
         rules=rules,
         bots=seats - 1,  # every other seat: a full table
-        bot_level=bot_level_for([rating]),
+        bot_level=skill.bot_level_for([rating]),
     )
     return QuickPlay(seat=Seat.objects.get(room=room, user=user), seated_now=True, opened=True)

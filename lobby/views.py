@@ -456,8 +456,7 @@ def play_wait(request: HttpRequest) -> HttpResponse:
             )
         else:
             response = HttpResponse(
-                _("Too many requests: try again in %(seconds)s s.")
-                % {"seconds": limited.retry_after},
+                RateLimitedError(retry_after=limited.retry_after).message,
                 status=429,
                 content_type="text/plain; charset=utf-8",
             )

@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import wallet_balance
+from lobby import skill
 from lobby.checks import (
     check_not_frozen,
     checked_optional_variant,
@@ -51,7 +52,6 @@ from lobby.matchmaking import (
 from lobby.models import PlayWait, Room, Seat
 from lobby.selectors import seat_for_user
 from lobby.services import bots_fill, room_create, room_join
-from lobby.skill import bot_level_for, match_gap, skill_family, skill_of
 from shisanshui.errors import ClientError, RateLimitedError
 from shisanshui.ratelimit import rate_limit_hit
 
@@ -117,8 +117,8 @@ def play_now(*, user: User, variant: str | None = None) -> PlayNow:
     if base_score is None:
         needed = entry_minimum(rules=rules, base_score=QUICK_PLAY_BASE_SCORES[-1])
         raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
-    family = skill_family(rules)
-    rating, deviation = skill_of(user.pk, family)
+    family = skill.skill_family(rules)
+    rating, deviation = skill.skill_of(user.pk, family)
     now = timezone.now()
     wait = PlayWait(
         user=user,
@@ -178,7 +178,8 @@ def _check_locked(*, user: User) -> PlayNow:
         if wait is not None:
             wait.delete()  # it sat down elsewhere meanwhile
         return PlayNow(seat=seated)
-    partners = _partners(wait=wait, now=now)
+    stale = wait.deadline < now - timedelta(seconds=STALE_AFTER_SECONDS)
+    partners = [] if stale else _partners(wait=wait, now=now)  # a stale wait's player may be gone
     try:
         with transaction.atomic():
             seat = _seat_together(wait=wait, partners=partners)
@@ -216,7 +217,7 @@ def _partners(*, wait: PlayWait, now: datetime) -> list[PlayWait]:
 def _close(one: PlayWait, other: PlayWait, *, now: datetime) -> bool:
     """Whether the ratings of the two are close enough to seat them together now."""
     waited = max((now - one.created_at).total_seconds(), (now - other.created_at).total_seconds())
-    gap = match_gap(deviations=(one.deviation, other.deviation), waited=waited)
+    gap = skill.match_gap(deviations=(one.deviation, other.deviation), waited=waited)
     return abs(one.rating - other.rating) <= gap
 
 
@@ -246,7 +247,7 @@ def _seat_together(*, wait: PlayWait, partners: list[PlayWait]) -> Seat:
         except ClientError:
             continue
         ratings.append(partner.rating)
-    room.bot_level = bot_level_for(ratings)
+    room.bot_level = skill.bot_level_for(ratings)
     Room.objects.filter(pk=room.pk).update(bot_level=room.bot_level)
     bots_fill(room=room, count=seats - len(ratings))
     return Seat.objects.select_related("room").get(room=room, user=wait.user)
