@@ -237,6 +237,7 @@ def _seat_together(*, wait: PlayWait, partners: list[PlayWait]) -> Seat:
         base_score=min([wait.base_score, *(p.base_score for p in partners)]),
         seats=seats,
         rules=wait.rules,
+        bot_level=skill.bot_level_for([wait.rating, *(p.rating for p in partners)]),
     )
     PlayWait.objects.filter(pk__in=[w.pk for w in (wait, *partners) if w.pk is not None]).delete()
     ratings = [wait.rating]
@@ -247,8 +248,10 @@ def _seat_together(*, wait: PlayWait, partners: list[PlayWait]) -> Seat:
         except ClientError:
             continue
         ratings.append(partner.rating)
-    room.bot_level = skill.bot_level_for(ratings)
-    Room.objects.filter(pk=room.pk).update(bot_level=room.bot_level)
+    level = skill.bot_level_for(ratings)
+    if level != room.bot_level:  # a partner could not sit after all
+        room.bot_level = level
+        Room.objects.filter(pk=room.pk).update(bot_level=level)
     bots_fill(room=room, count=seats - len(ratings))
     return Seat.objects.select_related("room").get(room=room, user=wait.user)
 

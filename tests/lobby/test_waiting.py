@@ -313,7 +313,11 @@ def test_a_frozen_account_is_refused_and_changes_nothing(alice: User) -> None:
     assert not PlayWait.objects.exists() and lobby_counts() == (0, 0)
 
 
-def test_a_player_frozen_while_waiting_is_left_out(alice: User, bob: User) -> None:
+def test_a_player_frozen_while_waiting_is_left_out(
+    ratings: Ratings, alice: User, bob: User
+) -> None:
+    rate(ratings, alice, 1700, deviation=300)
+    rate(ratings, bob, 1300, deviation=300)
     play_now(user=alice)
     support = User.objects.create_superuser("support1", password="not-used-1")
     transfers_freeze(user=alice, staff=support, note="Dumping to a friend.")
@@ -322,6 +326,8 @@ def test_a_player_frozen_while_waiting_is_left_out(alice: User, bob: User) -> No
 
     assert seated.seat is not None and people_of(seated.seat.room) == [bob.pk]
     assert bots_of(seated.seat.room) == 3
+    assert seated.seat.room.bot_level == BotLevel.EASY  # bob's level: alice is not there
+    assert Room.objects.get().bot_level == BotLevel.EASY
     assert not PlayWait.objects.exists() and not Seat.objects.filter(user=alice).exists()
 
 
