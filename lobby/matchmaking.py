@@ -171,15 +171,15 @@ def _closest_first(*, user: User, room_ids: list[int]) -> list[int]:
         seated.setdefault(seat.room_id, []).append(seat.user_id)
         rules_of_room[seat.room_id] = seat.room.rules
     families = {rules.pk: skill.skill_family(rules) for rules in rules_of_room.values()}
+    mine = {family: skill.skill_of(user.pk, family)[0] for family in set(families.values())}
 
     def distance(room_id: int) -> tuple[float, int]:
         people = seated.get(room_id)
         if not people:
             return (math.inf, room_id)
         family = families[rules_of_room[room_id].pk]
-        mine = skill.skill_of(user.pk, family)[0]
         mean = sum(skill.skill_of(person, family)[0] for person in people) / len(people)
-        return (abs(mean - mine), room_id)
+        return (abs(mean - mine[family]), room_id)
 
     return sorted(room_ids, key=distance)
 
