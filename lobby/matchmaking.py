@@ -1,13 +1,16 @@
 """Matchmaking: quick-join (a public table of a kind) and Play now (a full table with bots).
 
-Quick-join seats the player at an existing room when one fits and opens one otherwise, with
-the default rules or, given a variant (a games.variants slug), any rules of that variant.
+Quick-join seats the player at an existing room when one fits (the one whose people are
+closest to the player's rating) and opens one otherwise, with the default rules or, given a
+variant (a games.variants slug), any rules of that variant.
 Players arriving together are serialized with PostgreSQL advisory locks, so that they fill one
 new room instead of opening one each; the rooms are then locked and written as every lobby
-service does (`lobby.services`). Play now always opens the player's own room, every other seat
-taken by a bot.
+service does (`lobby.services`). Play now (`room_quick_play`) opens the player's own room,
+every other seat taken by a bot of the player's level; `lobby.waiting` first waits a few
+seconds for people of a similar rating to share it.
 """
 
+import math
 from dataclasses import dataclass
 
 from django.db import connection, transaction
@@ -15,6 +18,7 @@ from django.db import connection, transaction
 from accounts.models import User
 from accounts.selectors import wallet_balance
 from games.models import RuleConfiguration
+from lobby import skill
 from lobby.checks import (
     check_can_open,
     check_not_frozen,
@@ -57,7 +61,7 @@ QUICK_JOIN_CANDIDATES = 20
 # Namespaces of the PostgreSQL advisory locks that serialize quick-joins of a kind, and one
 # player's Play nows (any fixed int4s).
 _QUICK_JOIN_LOCK_SPACE = 0x5353
-_QUICK_PLAY_USER_LOCK_SPACE = 0x5355
+QUICK_PLAY_USER_LOCK_SPACE = 0x5355
 # Play now's rate limit (settings.RATE_LIMITS).
 QUICK_PLAYS = "lobby.quick_play"
 
@@ -72,9 +76,10 @@ def room_quick_join(
     variant: str | None = None,
     bot_level: str = BotLevel.STRONG,
 ) -> Seat:
-    """Sit at the oldest public open room with the default rules, this base score and seat
-    count that has a free seat the player can afford; open one (owned by the player) when
-    there is none. Quick-joins for the same base score and seats are serialized (on
+    """Sit at a public open room with the default rules, this base score and seat count that
+    has a free seat the player can afford: of the oldest QUICK_JOIN_CANDIDATES, the one whose
+    seated people's mean rating is closest to the player's (`lobby.skill`); open one (owned by
+    the player) when there is none. Quick-joins for the same base score and seats are serialized (on
     PostgreSQL), so that two players arriving together sit at the same new table instead of
     opening one each.
 
@@ -116,7 +121,7 @@ def room_quick_join(
         )
         return Seat.objects.get(room=room, user=user)
 
-    _advisory_lock(_QUICK_JOIN_LOCK_SPACE, base_score * 8 + seats)
+    advisory_lock(_QUICK_JOIN_LOCK_SPACE, base_score * 8 + seats)
     rooms = room_list(base_score=base_score, seats=seats, has_free_seat=True, variant=variant)
     if variant is None:
         rooms = rooms.filter(rules=rules)
@@ -125,7 +130,7 @@ def room_quick_join(
             :QUICK_JOIN_CANDIDATES
         ]
     )
-    seat = _sit_in_first(user=user, room_ids=candidates)
+    seat = _sit_in_first(user=user, room_ids=_closest_first(user=user, room_ids=candidates))
     if seat is not None:
         return seat
 
@@ -146,7 +151,7 @@ def room_quick_join(
     return seat
 
 
-def _advisory_lock(space: int, key: int) -> None:
+def advisory_lock(space: int, key: int) -> None:
     """Wait for the transaction-level advisory lock (space, key) on PostgreSQL (elsewhere
     writers are serialized anyway); held until the transaction ends."""
     if connection.vendor == "postgresql":
@@ -154,10 +159,37 @@ def _advisory_lock(space: int, key: int) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [space, key])
 
 
+def _closest_first(*, user: User, room_ids: list[int]) -> list[int]:
+    """The rooms ordered by how close the mean rating of the people seated there is to the
+    player's (in each room's rating family), the oldest first among equals; a room without
+    people (rare: the lobby lists rooms where a person sits) comes last."""
+    seated: dict[int, list[int]] = {}
+    rules_of_room: dict[int, RuleConfiguration] = {}
+    for seat in Seat.objects.filter(room_id__in=room_ids, user__is_bot=False).select_related(
+        "room__rules"
+    ):
+        seated.setdefault(seat.room_id, []).append(seat.user_id)
+        rules_of_room[seat.room_id] = seat.room.rules
+    families = {rules.pk: skill.skill_family(rules) for rules in rules_of_room.values()}
+    mine = {family: skill.skill_of(user.pk, family)[0] for family in set(families.values())}
+
+    def distance(room_id: int) -> tuple[float, int]:
+        people = seated.get(room_id)
+        if not people:
+            return (math.inf, room_id)
+        family = families[rules_of_room[room_id].pk]
+        mean = sum(skill.skill_of(person, family)[0] for person in people) / len(people)
+        return (abs(mean - mine[family]), room_id)
+
+    return sorted(room_ids, key=distance)
+
+
 def _sit_in_first(*, user: User, room_ids: list[int]) -> Seat | None:
     """Seat the player in the first of these rooms that is still open with a free seat, each
-    re-checked under its lock; None when none is. The ids must be ascending: the lock order
-    every service uses when it locks several rooms."""
+    re-checked under its lock; None when none is. Rooms skipped stay locked until the end of
+    the transaction, in whatever order they come: no deadlock, because quick-joins of a kind
+    (the only service that locks several rooms) run one at a time under their advisory lock,
+    and their rooms are of that kind alone."""
     for room_id in room_ids:
         room = Room.objects.select_for_update().get(pk=room_id)
         position = room_free_position(room=room)
@@ -195,8 +227,10 @@ def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
     (`no_variant_rules` when no configuration offers it).
 
     Every Play now opens its own room of QUICK_PLAY_SEATS seats (fewer if its deck seats
-    fewer) at the highest of QUICK_PLAY_BASE_SCORES the player can afford, and bots take every
-    other seat: the player plays a full table at once. It never seats the player beside
+    fewer) at the highest of QUICK_PLAY_BASE_SCORES the player can afford, and bots of the level
+    closest to the player's rating (`lobby.skill`) take every other seat: the player plays a
+    full table at once. This is Play now without the wait; `lobby.waiting.play_now` first
+    looks for people of a similar rating. It never seats the player beside
     another person: a person alone with bots has no Ready clock to fear (the table waits for
     them, `games.table.flow.ready_timed`), and a stranger sitting down would start one; people
     who want to play each other quick-join or open a room. A player seated already keeps that
@@ -207,7 +241,7 @@ def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
     `insufficient_coins`.
     """
     variant = checked_optional_variant(variant)
-    _advisory_lock(_QUICK_PLAY_USER_LOCK_SPACE, user.pk)  # this player's Play nows, one by one
+    advisory_lock(QUICK_PLAY_USER_LOCK_SPACE, user.pk)  # this player's Play nows, one by one
     seated = seat_for_user(user=user)
     if seated is not None:
         return QuickPlay(seat=seated, seated_now=False, opened=False)
@@ -223,6 +257,7 @@ def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
         raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
 
     seats = min(QUICK_PLAY_SEATS, engine_config(rules).max_seats)
+    rating, _deviation = skill.skill_of(user.pk, skill.skill_family(rules))
     room = room_create(
         owner=user,
         name=QUICK_PLAY_ROOM_NAME,
@@ -230,5 +265,6 @@ def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
         seats=seats,
         rules=rules,
         bots=seats - 1,  # every other seat: a full table
+        bot_level=skill.bot_level_for([rating]),
     )
     return QuickPlay(seat=Seat.objects.get(room=room, user=user), seated_now=True, opened=True)

@@ -258,3 +258,50 @@ class Invite(models.Model):
         if self.room_id is not None:
             return f"invite to room {self.room_id}"
         return f"invite to match {self.match_id}"
+
+
+class PlayWait(models.Model):
+    """A player who pressed Play now and waits a few seconds (PLAY_NOW_WAIT_SECONDS) for
+    people of a similar rating to sit down with (`lobby.waiting`). One row per player at most;
+    gone once the player is seated, cancels or is refused at the deadline.
+
+    `base_score` is the highest Play now base score the player could afford on pressing; the
+    rating is the player's (and its deviation) in `family` at that moment."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    rules = models.ForeignKey(
+        RuleConfiguration,
+        verbose_name=_("rule configuration"),
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    base_score = models.PositiveIntegerField(_("base score (底分)"))
+    family = models.CharField(_("rating family"), max_length=40)
+    rating = models.FloatField(_("rating"))
+    deviation = models.FloatField(_("rating deviation"))
+    created_at = models.DateTimeField(_("created at"))
+    deadline = models.DateTimeField(_("deadline"))
+
+    class Meta:
+        verbose_name = _("Play now wait")
+        verbose_name_plural = _("Play now waits")
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["rules", "created_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(base_score__gte=1, base_score__lte=MAX_BASE_SCORE),
+                name="lobby_playwait_base_score_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(deadline__gte=models.F("created_at")),
+                name="lobby_playwait_deadline_after_start",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} waiting since {self.created_at:%H:%M:%S}"

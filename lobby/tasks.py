@@ -5,6 +5,9 @@ nobody has sat in for LOBBY_IDLE_ROOM_SECONDS, so that rooms left behind do not 
 lobby. Each candidate is re-checked by ``lobby.services.room_close_idle`` under the room's
 lock: a player who sat down meanwhile keeps the room, and a sweep that runs twice or late
 closes nothing twice.
+
+``play_wait_close`` runs once just after a Play now wait's deadline (`lobby.waiting`) and asks
+`play_wait_check`, which ends the wait under its locks if the page has not asked already.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
+from accounts.models import User
 from lobby.selectors import rooms_idle
 from lobby.services import room_close_idle
+from lobby.waiting import play_wait_check
 
 logger = logging.getLogger(__name__)
 
@@ -34,3 +39,11 @@ def close_idle_rooms() -> int:
         except Exception:
             logger.exception("closing idle room %s failed", room_id)
     return closed
+
+
+@shared_task(name="lobby.tasks.play_wait_close", ignore_result=True)
+def play_wait_close(user_id: int) -> None:
+    """End the player's Play now wait if it is due and still there (only asks)."""
+    user = User.objects.filter(pk=user_id).first()
+    if user is not None:
+        play_wait_check(user=user)

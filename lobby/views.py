@@ -5,13 +5,14 @@ back with a message. static/lobby/lobby.js then keeps the room list live over ws
 sends the same actions over the socket instead, without reloading.
 """
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.forms import Form
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.functional import Promise
@@ -39,9 +40,8 @@ from lobby.matchmaking import (
     QUICK_PLAY_BASE_SCORES,
     quick_play_base_score,
     room_quick_join,
-    room_quick_play,
 )
-from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, NAME_MAX_LENGTH
+from lobby.models import CODE_LENGTH, MAX_BASE_SCORE, NAME_MAX_LENGTH, PlayWait
 from lobby.selectors import (
     RoomView,
     SeatView,
@@ -52,7 +52,9 @@ from lobby.selectors import (
     variants_offered,
 )
 from lobby.services import room_close, room_create, room_join, room_join_by_code, room_leave
-from shisanshui.errors import ClientError
+from lobby.waiting import PlayNow, play_now, play_wait_cancel, play_wait_check
+from shisanshui.errors import ClientError, RateLimitedError
+from shisanshui.ratelimit import rate_limit_hit
 
 # Why the table sent a player back to the room list (the table page redirects to
 # /lobby/?left=<reason>); any other value is ignored, never shown.
@@ -376,33 +378,44 @@ def quick_join(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def play(request: HttpRequest) -> HttpResponse:
-    """Play now (`room_quick_play`): POST seats the player at a table with bots and goes to
-    its page (with `variant`, a slug: at a table of that variant, as the page's variant
-    buttons send it); a player seated already goes back to their own table, seated nowhere
-    else.
+    """Play now (`lobby.waiting.play_now`): POST seats the player with people of a similar
+    rating waiting for the same rules, or puts the player in the wait for them and comes back
+    here (with `variant`, a slug: a table of that variant, as the page's variant buttons send
+    it); seated, the player goes to the table (a player seated already to their own table).
 
-    GET is where the front page's Play now lands after logging in or signing up (?next=): a
-    player seated already goes to their table; anyone else gets a page with the Play now
-    button, which static/lobby/play.js presses at once when the page was reached from this
-    site (a link from elsewhere never seats anyone by itself). Writes happen only on POST.
+    GET is where the front page's Play now lands after logging in or signing up (?next=), and
+    where the player waits: a player seated already goes to their table; a player waiting sees
+    "Finding players of your level…" (static/lobby/play.js asks `play_wait` until seated, and
+    without JavaScript the page reloads after the deadline, when the deadline's task has seated
+    the player); anyone else gets a page with the Play now button, which play.js presses at once
+    when the page was reached from this site (a link from elsewhere never seats anyone by
+    itself). Writes happen only on POST.
     """
     if request.method != "POST":
         seat = seat_view(user=request.user)
         if seat is not None:
             return redirect(reverse("games:table", args=[seat["room"]["id"]]))
+        wait = PlayWait.objects.filter(user=request.user).first()
         return render(
             request,
             "lobby/play.html",
             {
                 "quick_play": _quick_play_terms(wallet_balance(user=request.user)),
                 "play_variants": _play_variants(),
+                "wait": _wait_view(PlayNow(wait=wait)) if wait is not None else None,
+                "js_strings": {
+                    "finding": _("Finding players of your level… (%(seconds)s s)"),
+                    "seating": _("Seating you at a table…"),
+                },
             },
         )
     try:
-        played = room_quick_play(user=request.user, variant=request.POST.get("variant") or None)
+        played = play_now(user=request.user, variant=request.POST.get("variant") or None)
     except ClientError as error:
         messages.error(request, error.message)
         return redirect(reverse("lobby:index"))
+    if played.seat is None:
+        return redirect(reverse("lobby:play"))  # waiting: the page shows it
     room = played.seat.room
     if not played.seated_now:
         messages.info(
@@ -411,6 +424,68 @@ def play(request: HttpRequest) -> HttpResponse:
             % {"room": data_name(room.name)},
         )
     return redirect(reverse("games:table", args=[room.pk]))
+
+
+def _wait_view(played: PlayNow) -> dict[str, Any]:
+    """Where a player's Play now stands, for the waiting page's script (and its first render):
+    `state` "seated" (with `url`, the table's page), "waiting" (with `seconds`, whole seconds
+    left, rounded up) or "idle" (not waiting: `url` the lobby, `message` why, if refused)."""
+    if played.seat is not None:
+        return {"state": "seated", "url": reverse("games:table", args=[played.seat.room_id])}
+    if played.wait is not None:
+        return {"state": "waiting", "seconds": math.ceil(played.seconds_left())}
+    message = played.refused.message if played.refused is not None else ""
+    return {"state": "idle", "url": reverse("lobby:index"), "message": message}
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@login_required
+@require_POST
+def play_wait(request: HttpRequest) -> HttpResponse:
+    """Ask where the player's Play now wait stands (`play_wait_check`, which ends a wait that
+    is due): JSON for the waiting page's script (`_wait_view`); a plain form post goes where
+    the answer says. Rate-limited per player ("lobby.play_wait": 429 with Retry-After)."""
+    limited = rate_limit_hit("lobby.play_wait", request.user.pk)
+    if limited is not None:
+        if _wants_json(request):
+            response: HttpResponse = JsonResponse(
+                {"error": "rate_limited", "retry_after": limited.retry_after}, status=429
+            )
+        else:
+            response = HttpResponse(
+                RateLimitedError(retry_after=limited.retry_after).message,
+                status=429,
+                content_type="text/plain; charset=utf-8",
+            )
+        response["Retry-After"] = str(limited.retry_after)
+        return response
+    view = _wait_view(play_wait_check(user=request.user))
+    if view.get("message"):
+        messages.error(request, view["message"])  # shown by the lobby the page goes to
+    if _wants_json(request):
+        return JsonResponse(view)
+    if view["state"] == "waiting":
+        return redirect(reverse("lobby:play"))
+    return redirect(view["url"])
+
+
+@login_required
+@require_POST
+def play_cancel(request: HttpRequest) -> HttpResponse:
+    """Stop waiting for players (`play_wait_cancel`) and go back to the lobby; a player seated
+    meanwhile goes to the table. Rate-limited per player ("lobby.play_cancel")."""
+    limited = rate_limit_hit("lobby.play_cancel", request.user.pk)
+    if limited is not None:
+        messages.error(request, RateLimitedError(retry_after=limited.retry_after).message)
+        return redirect(reverse("lobby:play"))
+    played = play_wait_cancel(user=request.user)
+    if played.seat is not None:
+        return redirect(reverse("games:table", args=[played.seat.room_id]))
+    messages.info(request, _("You stopped waiting for players."))
+    return redirect(reverse("lobby:index"))
 
 
 @login_required

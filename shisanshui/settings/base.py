@@ -357,6 +357,10 @@ RATE_LIMITS = {
     "lobby.invite_regenerate": "5/minute;30/hour",
     # Play now's seatings per user (a player already seated is sent back, not counted).
     "lobby.quick_play": "10/minute;60/hour",
+    # Asking whether a Play now wait has found a table (the waiting page asks about once a
+    # second for PLAY_NOW_WAIT_SECONDS), and leaving the wait.
+    "lobby.play_wait": "3/second;60/minute;600/hour",
+    "lobby.play_cancel": "10/minute;60/hour",
     # Frames of one user on all its table sockets: over it, the socket is closed with 4429
     # and the cool-down below starts.
     "table.message": "20/second;600/minute",
@@ -409,6 +413,11 @@ STANDINGS_MIN_ROUNDS = {
 }
 LOBBY_IDLE_ROOM_SECONDS = env_int("LOBBY_IDLE_ROOM_SECONDS", 300)
 LOBBY_PAGE_SIZE = env_int("LOBBY_PAGE_SIZE", 50)
+# Play now waits this many seconds for people of a similar rating before it seats the player
+# with bots (lobby.waiting); 0 seats with bots at once.
+PLAY_NOW_WAIT_SECONDS = env_int("PLAY_NOW_WAIT_SECONDS", 4)
+if PLAY_NOW_WAIT_SECONDS < 0:
+    raise ImproperlyConfigured("PLAY_NOW_WAIT_SECONDS must not be negative.")
 if LOBBY_MAX_OPEN_ROOMS < 1 or LOBBY_IDLE_ROOM_SECONDS < 1 or LOBBY_PAGE_SIZE < 1:
     raise ImproperlyConfigured(
         "LOBBY_MAX_OPEN_ROOMS, LOBBY_IDLE_ROOM_SECONDS and LOBBY_PAGE_SIZE must be positive."

@@ -2,17 +2,19 @@
 
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from itertools import count
 from typing import Any
 
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import user_signup
 from games.models import RuleConfiguration
 from games.rules.config import DEFAULT_CONFIG
-from lobby.models import Room, Seat
+from lobby.models import PlayWait, Room, Seat
 
 _names = count(1)
 
@@ -76,10 +78,26 @@ def room_state(room: Room) -> dict[str, Any]:
 @pytest.fixture(autouse=True)
 def no_table_timers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seats are taken at the room's table too, which schedules any bot's action on commit:
-    keep those tasks out of the shared broker."""
+    keep those tasks out of the shared broker (and Play now's deadline tasks too)."""
     from games.live import tasks
+    from lobby import tasks as lobby_tasks
 
     monkeypatch.setattr(tasks.bot_act, "apply_async", lambda **kwargs: None)
+    monkeypatch.setattr(lobby_tasks.play_wait_close, "apply_async", lambda **kwargs: None)
+
+
+def wait_over(*users: User) -> None:
+    """Move every Play now wait (of these users, if given) to just past its deadline, as if
+    PLAY_NOW_WAIT_SECONDS had gone by; each keeps its length."""
+    waits = PlayWait.objects.all()
+    if users:
+        waits = waits.filter(user__in=users)
+    now = timezone.now()
+    for wait in waits:
+        length = wait.deadline - wait.created_at
+        wait.deadline = now - timedelta(milliseconds=10)
+        wait.created_at = wait.deadline - length
+        wait.save(update_fields=["deadline", "created_at"])
 
 
 @pytest.fixture(autouse=True)

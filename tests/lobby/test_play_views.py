@@ -10,12 +10,14 @@ from django.test import Client
 from accounts.models import User
 from games.live import services as table_services
 from lobby.matchmaking import room_quick_play
-from lobby.models import Room, Seat
+from lobby.models import PlayWait, Room, Seat
 from lobby.services import room_create, room_join, room_leave
-from tests.lobby.conftest import MakePlayer, lobby_counts
+from tests.lobby.conftest import MakePlayer, lobby_counts, wait_over
 
 LOBBY = "/lobby/"
 PLAY = "/lobby/play/"
+WAIT = "/lobby/play/wait/"
+CANCEL = "/lobby/play/cancel/"
 
 
 @pytest.fixture
@@ -62,16 +64,24 @@ def test_play_now_is_the_lobby_pages_first_action(page: Client) -> None:
 def test_play_now_posts_seat_the_player_and_go_to_the_table(page: Client, alice: User) -> None:
     response = page.post(PLAY)
 
+    assert response.status_code == 302 and response["Location"] == PLAY  # waits for players
+    assert PlayWait.objects.filter(user=alice).exists() and not Seat.objects.exists()
+    wait_over()
+    response = page.post(WAIT)
+
     seat = Seat.objects.get(user=alice)
     assert response.status_code == 302
     assert response["Location"] == f"/games/table/{seat.room_id}/"
     assert Seat.objects.filter(room=seat.room, user__is_bot=True).count() == 3  # a full table
+    assert not PlayWait.objects.exists()
 
 
 def test_repeated_play_now_posts_send_the_player_back_to_the_same_table(
     page: Client, alice: User
 ) -> None:
-    first = page.post(PLAY)
+    page.post(PLAY)
+    wait_over()
+    first = page.post(WAIT)
     counts = lobby_counts()
 
     for _click in range(4):
@@ -110,14 +120,14 @@ def test_play_now_refused_says_why_and_changes_nothing(
 def test_play_now_over_its_rate_limit_is_refused(settings: Any, page: Client, alice: User) -> None:
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "lobby.quick_play": "1/minute"}
     page.post(PLAY)
-    room_leave(user=alice)
+    page.post(CANCEL, follow=True)
     counts = lobby_counts()
 
     response = page.post(PLAY, follow=True, HTTP_ACCEPT_LANGUAGE="en")
 
     assert response.redirect_chain == [(LOBBY, 302)]
     assert messages_of(response)[0].startswith("Too many requests: try again in")
-    assert lobby_counts() == counts
+    assert lobby_counts() == counts and not PlayWait.objects.exists()
 
 
 def test_play_now_needs_the_csrf_token(alice: User) -> None:

@@ -25,7 +25,7 @@ from lobby.matchmaking import QUICK_PLAY_SEATS, room_quick_join, room_quick_play
 from lobby.models import SEAT_COUNTS, Room, RoomStatus, Seat
 from lobby.selectors import room_list, variant_rules, variants_offered
 from lobby.services import room_create, room_join, room_leave
-from tests.lobby.conftest import MakePlayer, lobby_counts
+from tests.lobby.conftest import MakePlayer, lobby_counts, wait_over
 
 LOBBY = "/lobby/"
 ROOMS = "/api/lobby/rooms/"
@@ -519,7 +519,9 @@ def test_the_play_now_form_seats_the_player_at_a_room_of_the_variant(
 ) -> None:
     client.force_login(alice)
 
-    response = client.post("/lobby/play/", {"variant": "duosanzhang"})
+    client.post("/lobby/play/", {"variant": "duosanzhang"})  # waits for players, then
+    wait_over()
+    response = client.post("/lobby/play/wait/")
 
     room = Room.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/games/table/{room.pk}/"
