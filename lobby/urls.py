@@ -9,6 +9,7 @@ app_name = "lobby"
 urlpatterns = [
     path("", views.lobby, name="index"),
     path("play/", views.play, name="play"),
+    path("play/guest/", views.guest_play, name="guest_play"),
     path("create/", views.create, name="create"),
     path("create-match/", views.create_match, name="create_match"),
     path("join/", views.join, name="join"),
