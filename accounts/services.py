@@ -341,6 +341,14 @@ def guest_create(*, address: str | None, now: datetime | None = None) -> User:
     (`mint_ceiling_guest`; past it SignupRefused `mint_ceiling`). A refusal writes nothing.
     The caller logs the guest in (`accounts.views.guest_login`); a guest plays only Play now
     tables full of bots (lobby.checks) and claims no grant (accounts.economy)."""
+    # Locks in user_signup's order: the name's key, the address's quota, the mint's budget.
+    for _attempt in range(_GUEST_NAME_TRIES):
+        username = _guest_name()
+        if username_refusal(username=username) is None:
+            break
+    else:  # 31**6 names: only a nearly full name space gets here
+        raise SignupRefused("name_taken", _("No guest name is free now. Please sign up."))
+    username_check(username=username, lock=True)
     economy = economy_settings()
     network = network_address(address)
     signup_quota_take(address=network, day=utc_day(now), limit=economy.signups_per_address_per_day)
@@ -350,13 +358,6 @@ def guest_create(*, address: str | None, now: datetime | None = None) -> User:
             mint_budget_take(kind=MintKind.GUEST, amount=grant, economy=economy, now=now)
         except MintBudgetExhausted as refused:
             raise SignupRefused("mint_ceiling", refused.message) from refused
-    for _attempt in range(_GUEST_NAME_TRIES):
-        username = _guest_name()
-        if username_refusal(username=username) is None:
-            break
-    else:  # 31**6 names: only a nearly full name space gets here
-        raise SignupRefused("name_taken", _("No guest name is free now. Please sign up."))
-    username_check(username=username, lock=True)
     user = User.objects.create_user(
         username=username, password=None, signup_address=network, is_guest=True
     )
