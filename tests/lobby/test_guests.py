@@ -141,6 +141,7 @@ def test_one_post_from_the_front_page_makes_a_guest_and_seats_it_with_bots(
     assert 'data-testid="guest-signup"' in page and "Sign up to keep your coins" in page
     assert 'data-testid="guest-notice"' in page
     assert "Log out" not in page
+    assert client.get("/api/me/").json()["is_guest"] is True
     # Pressed again: back to the same table, no second guest.
     again = client.post(PLAY, REMOTE_ADDR=ADDRESS)
     assert again["Location"] == f"/games/table/{seat.room_id}/"
