@@ -295,3 +295,33 @@ def test_an_idle_guest_seated_at_its_table_is_stood_up_and_removed(
     assert not Seat.objects.filter(user=guest).exists()
     assert wallet_balance(user=guest) == 0
     assert ledger_audit().ok
+
+
+def test_the_api_refuses_a_guest_and_says_why_in_chinese(
+    rules: RuleConfiguration, make_player: MakePlayer
+) -> None:
+    public = room_create(owner=make_player(), base_score=1, seats=4)
+    private = room_create(owner=make_player(), base_score=1, seats=4, private=True)
+    guest = _guest(rules)
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    client.force_login(guest)
+    transactions = Transaction.objects.count()
+
+    answers = [
+        client.post(path, data, content_type="application/json")
+        for path, data in (
+            (f"/api/lobby/rooms/{public.pk}/join/", {}),
+            ("/api/lobby/rooms/join-by-code/", {"code": private.code}),
+            ("/api/lobby/rooms/", {"base_score": 1, "seats": 4, "private": True}),
+            ("/api/lobby/quick-join/", {"base_score": 1, "seats": 4}),
+        )
+    ]
+    bonus = client.post("/api/wallet/daily-bonus/", {}, content_type="application/json")
+
+    for answer in answers:
+        assert answer.status_code == 403, answer.content
+        assert answer.json()["error"]["code"] == "guest_not_allowed"
+        assert "游客" in answer.json()["error"]["message"]
+    assert bonus.status_code >= 400 and "游客" in bonus.content.decode()
+    assert Transaction.objects.count() == transactions
+    assert not Seat.objects.filter(user=guest).exists()
