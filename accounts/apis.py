@@ -30,7 +30,7 @@ from shisanshui.api import api_error, too_many_requests
 class MeSerializer(serializers.ModelSerializer):
     class Meta:
         model = User
-        fields = ("id", "username", "email", "date_joined", "is_staff")
+        fields = ("id", "username", "email", "date_joined", "is_staff", "is_guest")
         read_only_fields = fields
 
 

@@ -18,7 +18,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from accounts.collusion import FROZEN_MESSAGE, transfers_frozen
 from accounts.errors import ClaimRefused
@@ -31,6 +31,13 @@ from accounts.models import (
     User,
 )
 from accounts.selectors import wallet_balance
+
+# Why a guest claims no grant: the daily bonus and relief would let one address mint again
+# and again through throwaway guests (docs/security.md, "Guests").
+GUEST_MESSAGE = gettext_lazy(
+    "Guests do not receive the daily bonus or relief grants: sign up to keep your coins and "
+    "claim them."
+)
 
 # An IPv6 client controls at least a /64: its sign-ups are counted together.
 IPV6_PREFIX = 64
@@ -114,6 +121,8 @@ def daily_bonus_refusal(
     user's freeze as loaded, for a page that only shows the answer)."""
     if user.is_bot:
         return ClaimRefused("bot", _("Bots do not claim coins."))
+    if user.is_guest:
+        return ClaimRefused("guest", str(GUEST_MESSAGE))
     if transfers_frozen(user, fresh=fresh):
         return ClaimRefused("transfers_frozen", FROZEN_MESSAGE)
     if economy.daily_bonus <= 0:
@@ -145,6 +154,8 @@ def relief_refusal(
     user's freeze as loaded, for a page that only shows the answer)."""
     if user.is_bot:
         return ClaimRefused("bot", _("Bots do not claim coins."))
+    if user.is_guest:
+        return ClaimRefused("guest", str(GUEST_MESSAGE))
     if transfers_frozen(user, fresh=fresh):
         return ClaimRefused("transfers_frozen", FROZEN_MESSAGE)
     if economy.relief_amount <= 0 or economy.relief_per_day <= 0:

@@ -93,7 +93,7 @@ class EconomySettingsAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
     form = EconomySettingsForm
 
     fieldsets = (
-        (_("Grants"), {"fields": ("signup_grant", "daily_bonus")}),
+        (_("Grants"), {"fields": ("signup_grant", "guest_grant", "daily_bonus")}),
         (
             _("Relief for broke players"),
             {"fields": ("relief_amount", "relief_below", "relief_per_day")},
@@ -107,6 +107,7 @@ class EconomySettingsAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
                     "mint_ceiling_daily_bonus",
                     "mint_ceiling_relief",
                     "mint_ceiling_bot_funding",
+                    "mint_ceiling_guest",
                 )
             },
         ),

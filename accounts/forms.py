@@ -4,7 +4,13 @@ import uuid
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm, UserCreationForm
+from django.contrib.auth.forms import (
+    AdminUserCreationForm,
+    SetPasswordMixin,
+    UserChangeForm,
+    UserCreationForm,
+)
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.utils.translation import gettext_lazy as _
 
 from accounts.errors import SignupRefused
@@ -35,6 +41,39 @@ class SignUpForm(UserCreationForm):
         if refusal is not None:
             raise forms.ValidationError(refusal.message, code=refusal.code)
         return username
+
+
+class GuestSignUpForm(SetPasswordMixin, forms.Form):
+    """A guest signing up (`accounts.services.guest_convert`): the guest's own name, kept or
+    changed (refused as at sign-up when it looks like another account's), an optional
+    e-mail address and the password twice (checked by the password validators)."""
+
+    username = forms.CharField(
+        label=_("Username"),
+        max_length=150,
+        validators=[UnicodeUsernameValidator()],
+        help_text=_("Keep your guest name or choose another."),
+    )
+    email = forms.EmailField(label=_("Email address"), required=False, help_text=_("Optional."))
+    password1, password2 = SetPasswordMixin.create_password_fields()
+
+    def __init__(self, *args: Any, guest: User, **kwargs: Any) -> None:
+        kwargs.setdefault("initial", {}).setdefault("username", guest.get_username())
+        super().__init__(*args, **kwargs)
+        self.guest = guest
+
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data["username"]
+        refusal = username_refusal(username=username, user=self.guest)
+        if refusal is not None:
+            raise forms.ValidationError(refusal.message, code=refusal.code)
+        return username
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        self.validate_passwords()
+        self.validate_password_for_user(self.guest)
+        return cleaned
 
 
 def _name_checked(username: str, *, user: User | None = None) -> str:

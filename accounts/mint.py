@@ -1,7 +1,7 @@
 """The mint's daily budget: a ceiling on the coins issued per kind and UTC day.
 
-Every coin the platform gives away — a sign-up grant, a daily bonus, a relief grant, a top-up
-of the house's bankroll for bots — is first taken from today's budget of its kind
+Every coin the platform gives away — a sign-up grant, a guest grant, a daily bonus, a relief
+grant, a top-up of the house's bankroll for bots — is first taken from today's budget of its kind
 (:func:`mint_budget_take`), in the transaction that mints it: the day's `MintDay` row is locked,
 so concurrent claims queue and cannot together pass the ceiling, and a claim that rolls back
 takes nothing. Past the ceiling the claim is refused (`MintBudgetExhausted`, a message for the
@@ -32,6 +32,7 @@ CEILING_FIELDS: dict[str, str] = {
     MintKind.DAILY_BONUS: "mint_ceiling_daily_bonus",
     MintKind.RELIEF: "mint_ceiling_relief",
     MintKind.BOT_FUNDING: "mint_ceiling_bot_funding",
+    MintKind.GUEST: "mint_ceiling_guest",
 }
 # How long an alert is kept: longer than the report's window.
 ALERT_SECONDS = 32 * 24 * 3600
@@ -66,6 +67,10 @@ def mint_refusal(kind: str) -> MintBudgetExhausted:
         MintKind.BOT_FUNDING: _(
             "Today's bankroll for bots is used up, so no bot can be seated now (from 00:00 UTC "
             "again). Open or join a room to play with people."
+        ),
+        MintKind.GUEST: _(
+            "Today's guest grants are used up, so no guest can play now. Sign up, or try "
+            "again from 00:00 UTC."
         ),
     }
     return MintBudgetExhausted(kind, str(messages[kind]))

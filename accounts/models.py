@@ -39,6 +39,11 @@ class User(AbstractUser):
     ``signup_address``: the address the account signed up from (``accounts.economy
     .network_address``; blank for accounts made before it was kept, or not through the sign-up
     page): the collusion report weighs two accounts from one address.
+    ``is_guest``: a guest (``accounts.services.guest_create``), playing without having signed
+    up: a generated name, an unusable password, the guest grant; it sits only at Play now
+    tables full of bots and claims no grant (docs/security.md, "Guests"). Signing up
+    (``guest_convert``) clears it on the same row. ``guest_removed_at``: when an idle guest was
+    removed (``guests_idle_remove``): deactivated and anonymised, its coins back in the mint.
     ``transfers_frozen_*``: support froze the account's transfers pending a collusion review
     (``accounts.collusion.transfers_freeze``): it takes no seat and claims no grant until
     unfrozen. Every freeze and unfreeze is kept in :class:`TransferFreeze`.
@@ -84,6 +89,18 @@ class User(AbstractUser):
     )
     transfers_frozen_note = models.TextField(
         _("why the transfers are frozen"), blank=True, default="", editable=False
+    )
+    is_guest = models.BooleanField(
+        _("guest"),
+        default=False,
+        db_index=True,
+        help_text=_(
+            "Playing without an account: sits only at Play now tables with bots, claims no "
+            "grant. Signing up makes it a full account."
+        ),
+    )
+    guest_removed_at = models.DateTimeField(
+        _("guest removed at"), null=True, blank=True, editable=False
     )
 
     class Meta(AbstractUser.Meta):
@@ -186,6 +203,7 @@ class TransactionKind(models.TextChoices):
     BOT_FUNDING = "bot_funding", _("Bot funding from the house")
     BOT_SWEEP = "bot_sweep", _("Bot winnings back to the house")
     TABLE_FEE = "table_fee", _("Table fee")
+    GUEST_RECLAIM = "guest_reclaim", _("Idle guest's coins back to the mint")
 
 
 # Kinds whose transactions must say why they were made.
@@ -194,9 +212,15 @@ KINDS_NEEDING_A_REASON = (TransactionKind.ADMIN_ADJUSTMENT, TransactionKind.REVE
 # Reasons the platform writes itself: stored in English (the ledger's data does not change
 # with a reader's language), shown in the reader's language (Transaction.reason_display).
 SIGNUP_GRANT_REASON = "Sign-up grant"
+GUEST_GRANT_REASON = "Guest grant"
+GUEST_SIGNUP_REASON = "Sign-up grant: the rest after the guest grant"
+GUEST_RECLAIM_REASON = "Idle guest removed: its coins back to the mint"
 BOT_FUNDING_REASON = "Bot funding: the room's entry minimum"
 SYSTEM_REASONS = {
     SIGNUP_GRANT_REASON: _("Sign-up grant"),
+    GUEST_GRANT_REASON: _("Guest grant"),
+    GUEST_SIGNUP_REASON: _("Sign-up grant: the rest after the guest grant"),
+    GUEST_RECLAIM_REASON: _("Idle guest removed: its coins back to the mint"),
     BOT_FUNDING_REASON: _("Bot funding: the room's entry minimum"),
 }
 # References that name a round or a room: "round:<id>", "room:<id>".
@@ -359,6 +383,10 @@ DEFAULT_MINT_CEILING_SIGNUP = 100_000_000
 DEFAULT_MINT_CEILING_DAILY_BONUS = 20_000_000
 DEFAULT_MINT_CEILING_RELIEF = 20_000_000
 DEFAULT_MINT_CEILING_BOT_FUNDING = 5_000_000
+# Guests: a small grant (enough for Play now at base score 1, whose entry minimum is 324 with
+# the default rules), under a ceiling of its own (5,000 guests a day at the default grant).
+DEFAULT_GUEST_GRANT = 2_000
+DEFAULT_MINT_CEILING_GUEST = 10_000_000
 DEFAULT_TABLE_FEE_PERCENT = 0
 # Far below BIGINT's range, like accounts.ledger.MAX_AMOUNT (which imports this module).
 MAX_ECONOMY_AMOUNT = 10**15
@@ -382,6 +410,8 @@ ECONOMY_BOUNDS: dict[str, int] = {
     "mint_ceiling_daily_bonus": 1_000_000_000,
     "mint_ceiling_relief": 1_000_000_000,
     "mint_ceiling_bot_funding": 100_000_000,
+    "guest_grant": 100_000,
+    "mint_ceiling_guest": 1_000_000_000,
     "table_fee_percent": 10,
 }
 
@@ -394,6 +424,7 @@ ECONOMY_MONEY_FIELDS = (
     "relief_amount",
     "relief_below",
     "relief_per_day",
+    "guest_grant",
     "table_fee_percent",
 )
 # The daily ceilings of what the mint may issue, by kind (accounts.mint): a protection.
@@ -402,6 +433,7 @@ MINT_CEILING_FIELDS = (
     "mint_ceiling_daily_bonus",
     "mint_ceiling_relief",
     "mint_ceiling_bot_funding",
+    "mint_ceiling_guest",
 )
 ECONOMY_PROTECTION_FIELDS = (
     "signups_per_address_per_day",
@@ -542,6 +574,25 @@ class EconomySettings(models.Model):
             "cannot fund the bots; past it no bot is seated until 00:00 UTC."
         ),
     )
+    guest_grant = models.BigIntegerField(
+        _("guest grant"),
+        default=DEFAULT_GUEST_GRANT,
+        validators=_coins_range("guest_grant"),
+        help_text=_(
+            "Coins a guest (playing without an account) receives. Signing up later brings the "
+            "guest's total up to the sign-up grant, never past it. 0: guests get nothing, so "
+            "they cannot play."
+        ),
+    )
+    mint_ceiling_guest = models.BigIntegerField(
+        _("mint ceiling: guest grants"),
+        default=DEFAULT_MINT_CEILING_GUEST,
+        validators=_coins_range("mint_ceiling_guest"),
+        help_text=_(
+            "At most this many coins of guest grants per day (UTC); past it no guest is "
+            "created until 00:00 UTC."
+        ),
+    )
     table_fee_percent = models.PositiveSmallIntegerField(
         _("table fee (%)"),
         default=DEFAULT_TABLE_FEE_PERCENT,
@@ -584,7 +635,9 @@ class EconomySettings(models.Model):
                 & Q(mint_ceiling_signup__gte=0)
                 & Q(mint_ceiling_daily_bonus__gte=0)
                 & Q(mint_ceiling_relief__gte=0)
-                & Q(mint_ceiling_bot_funding__gte=0),
+                & Q(mint_ceiling_bot_funding__gte=0)
+                & Q(guest_grant__gte=0)
+                & Q(mint_ceiling_guest__gte=0),
                 name="economy_amounts_not_negative",
             ),
             models.CheckConstraint(
@@ -731,6 +784,7 @@ class MintKind(models.TextChoices):
     DAILY_BONUS = "daily_bonus", _("Daily bonuses")
     RELIEF = "relief", _("Relief grants")
     BOT_FUNDING = "bot_funding", _("Bot funding (into the house)")
+    GUEST = "guest", _("Guest grants")
 
 
 class MintDay(models.Model):

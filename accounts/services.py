@@ -7,11 +7,13 @@ refused request raises an `accounts.errors` `LedgerError` and writes nothing.
 """
 
 import logging
-from collections.abc import Iterator
+import secrets
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.forms import PasswordResetForm
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMultiAlternatives, send_mail
@@ -26,6 +28,7 @@ from accounts.economy import (
     daily_bonus_key,
     daily_bonus_refusal,
     economy_settings,
+    in_unsettled_round,
     network_address,
     relief_key_prefix,
     relief_refusal,
@@ -44,6 +47,9 @@ from accounts.ledger import MAX_AMOUNT, account_system_get_or_create, is_whole, 
 from accounts.mint import mint_budget_take, mint_refusal_alert, utc_day
 from accounts.models import (
     ECONOMY_GUARDED_FIELDS,
+    GUEST_GRANT_REASON,
+    GUEST_RECLAIM_REASON,
+    GUEST_SIGNUP_REASON,
     SIGNUP_GRANT_REASON,
     Account,
     AccountKind,
@@ -122,6 +128,8 @@ def wallet_transfer(
     _check_positive(amount)
     if source.pk == destination.pk:
         raise InvalidEntries(_("A player cannot pay themselves."))
+    if source.is_guest or destination.is_guest:
+        raise InvalidEntries(_("A guest's coins cannot be paid to or from another player."))
     payer = wallet_get_or_create(user=source)
     payee = wallet_get_or_create(user=destination)
     return ledger_post(
@@ -288,12 +296,229 @@ def user_signup(
         wallet_grant(
             user=user,
             amount=grant,
-            idempotency_key=f"signup-grant:user:{user.pk}",
+            idempotency_key=signup_grant_key(user),
             reference=f"user:{user.pk}",
             reason=SIGNUP_GRANT_REASON,
             cause=economy_cause(economy),
         )
     return user
+
+
+# Guests: playing without an account (docs/security.md, "Guests").
+
+GUEST_NAME_PREFIX = "Guest-"
+# Letters and digits that do not look alike (no 0/O, 1/I/L): a name read out stays one name.
+_GUEST_NAME_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+_GUEST_NAME_LENGTH = 6
+_GUEST_NAME_TRIES = 10
+REMOVED_GUEST_PREFIX = "removed-guest-"
+
+
+def guest_grant_key(user: User) -> str:
+    return f"guest-grant:user:{user.pk}"
+
+
+def signup_grant_key(user: User) -> str:
+    """The sign-up grant's key: one per account, whether it signed up or converted a guest."""
+    return f"signup-grant:user:{user.pk}"
+
+
+def _guest_name() -> str:
+    return GUEST_NAME_PREFIX + "".join(
+        secrets.choice(_GUEST_NAME_ALPHABET) for _n in range(_GUEST_NAME_LENGTH)
+    )
+
+
+@transaction.atomic
+def guest_create(*, address: str | None, now: datetime | None = None) -> User:
+    """Create a guest: a player with a generated name ("Guest-7KQ2MX"), an unusable password
+    and a wallet holding the guest grant (`EconomySettings.guest_grant`), who may play at once.
+
+    `address` is the client's IP address (``REMOTE_ADDR``): a guest counts against the
+    address's sign-ups of the UTC day exactly as a sign-up does (`signup_quota_take`,
+    SignupRefused `signup_limit`), so guests and sign-ups together stay within
+    `signups_per_address_per_day`. The grant is taken from today's guest budget
+    (`mint_ceiling_guest`; past it SignupRefused `mint_ceiling`). A refusal writes nothing.
+    The caller logs the guest in (`accounts.views.guest_login`); a guest plays only Play now
+    tables full of bots (lobby.checks) and claims no grant (accounts.economy)."""
+    # Locks in user_signup's order: the name's key, the address's quota, the mint's budget.
+    for _attempt in range(_GUEST_NAME_TRIES):
+        username = _guest_name()
+        if username_refusal(username=username) is None:
+            break
+    else:  # 31**6 names: only a nearly full name space gets here
+        raise SignupRefused("name_taken", _("No guest name is free now. Please sign up."))
+    username_check(username=username, lock=True)
+    economy = economy_settings()
+    network = network_address(address)
+    signup_quota_take(address=network, day=utc_day(now), limit=economy.signups_per_address_per_day)
+    grant = economy.guest_grant
+    if grant > 0:
+        try:
+            mint_budget_take(kind=MintKind.GUEST, amount=grant, economy=economy, now=now)
+        except MintBudgetExhausted as refused:
+            raise SignupRefused("mint_ceiling", refused.message) from refused
+    user = User.objects.create_user(
+        username=username, password=None, signup_address=network, is_guest=True
+    )
+    wallet_get_or_create(user=user)
+    if grant > 0:
+        wallet_grant(
+            user=user,
+            amount=grant,
+            idempotency_key=guest_grant_key(user),
+            reference=f"user:{user.pk}",
+            reason=GUEST_GRANT_REASON,
+            cause=economy_cause(economy),
+        )
+    logger.info("accounts: guest %s created from %s", user.pk, network)
+    return user
+
+
+def guest_signup_topup(*, user: User, economy: EconomySettings | None = None) -> int:
+    """The coins a guest receives on signing up: the sign-up grant less the guest grant it
+    was given (never below 0). A guest's grants together are at most one sign-up grant."""
+    economy = economy or economy_settings()
+    given = (
+        Transaction.objects.filter(idempotency_key=guest_grant_key(user))
+        .values_list("entries__amount", flat=True)
+        .filter(entries__account__user=user)
+        .first()
+    )
+    return max(0, economy.effective_signup_grant - int(given or 0))
+
+
+@transaction.atomic
+def guest_convert(
+    *,
+    user: User,
+    username: str,
+    password: str,
+    email: str = "",
+    now: datetime | None = None,
+) -> User:
+    """Make a guest a full account, on the same row: its wallet, rounds, history and
+    standings stay as they are. `username` may be the guest's own name or a new one (refused
+    as at sign-up: `name_taken`, `name_invisible`); the password is expected to have been
+    validated by the form.
+
+    The wallet then receives the rest of the sign-up grant (`guest_signup_topup`), from
+    today's sign-up budget (past its ceiling: SignupRefused `mint_ceiling`, nothing written,
+    the guest stays a guest). It takes no second sign-up from the address's quota: the guest
+    took one when it was created, and the grant is keyed per account, so a guest turned
+    account can never be paid a sign-up grant twice. Refused for an account that is not an
+    active guest (`not_a_guest`)."""
+    locked = User.objects.select_for_update().get(pk=user.pk)
+    if not locked.is_guest or not locked.is_active:
+        raise SignupRefused("not_a_guest", _("Only a guest can sign up this way."))
+    username_check(username=username, user=locked, lock=True)
+    economy = economy_settings()
+    rest = guest_signup_topup(user=locked, economy=economy)
+    if rest > 0:
+        try:
+            mint_budget_take(kind=MintKind.SIGNUP, amount=rest, economy=economy, now=now)
+        except MintBudgetExhausted as refused:
+            raise SignupRefused("mint_ceiling", refused.message) from refused
+    locked.username = username
+    locked.email = email
+    locked.set_password(password)
+    locked.is_guest = False
+    locked.save()
+    if rest > 0:
+        wallet_grant(
+            user=locked,
+            amount=rest,
+            idempotency_key=signup_grant_key(locked),
+            reference=f"user:{locked.pk}",
+            reason=GUEST_SIGNUP_REASON,
+            cause=economy_cause(economy),
+        )
+    logger.info("accounts: guest %s signed up", locked.pk)
+    user.refresh_from_db()
+    return user
+
+
+# What the other apps do before an idle guest is removed (the lobby frees its seat): they sit
+# above accounts and register here when they start, so accounts imports none of them.
+_guest_departures: list[Callable[[User], None]] = []
+
+
+def guest_departure_register(hook: Callable[[User], None]) -> None:
+    """Have `guest_remove` call ``hook(user)`` first (registering it again changes nothing)."""
+    if hook not in _guest_departures:
+        _guest_departures.append(hook)
+
+
+def guest_idle_cutoff(now: datetime | None = None) -> datetime:
+    return (now or timezone.now()) - timedelta(days=settings.GUEST_IDLE_DAYS)
+
+
+def guests_idle(*, now: datetime | None = None) -> Any:
+    """Active guests that have neither logged in, nor been created, nor had a coin move in
+    their wallet (every settled round they won or lost moves one) since `guest_idle_cutoff`."""
+    cutoff = guest_idle_cutoff(now)
+    return (
+        User.objects.filter(is_guest=True, is_active=True, is_bot=False, date_joined__lt=cutoff)
+        .exclude(last_login__gte=cutoff)
+        .exclude(wallet__entries__transaction__created_at__gte=cutoff)
+        .order_by("pk")
+    )
+
+
+@transaction.atomic
+def guest_remove(*, user: User, now: datetime | None = None) -> bool:
+    """Remove an idle guest, keeping the ledger and the rounds whole: its coins go back to
+    the mint (one `guest_reclaim` transaction, keyed per guest), and the row stays —
+    deactivated (it can no longer log in; a session it had is no longer recognised),
+    with a neutral name, no e-mail, address or password — because played rounds, seats
+    and ledger entries refer to it, and a round's record must stay readable.
+
+    Does nothing (False) for an account that is not an active guest, a guest no longer idle
+    (checked again under the user's lock) or one in an unsettled round (asked again by the
+    next run). Before moving coins, the registered departures run (the lobby frees its seat)."""
+    locked = User.objects.select_for_update().filter(pk=user.pk).first()
+    if locked is None or not locked.is_guest or not locked.is_active:
+        return False
+    if not guests_idle(now=now).filter(pk=locked.pk).exists():
+        return False
+    if in_unsettled_round(user=locked):
+        return False
+    for departure in _guest_departures:
+        departure(locked)
+    wallet = wallet_get_or_create(user=locked)
+    balance = Account.objects.select_for_update().get(pk=wallet.pk).balance
+    if balance > 0:
+        mint = account_system_get_or_create(kind=AccountKind.MINT)
+        ledger_post(
+            kind=TransactionKind.GUEST_RECLAIM,
+            entries={wallet: -balance, mint: balance},
+            idempotency_key=f"guest-reclaim:user:{locked.pk}",
+            reference=f"user:{locked.pk}",
+            reason=GUEST_RECLAIM_REASON,
+        )
+    locked.username = f"{REMOVED_GUEST_PREFIX}{locked.pk}"
+    locked.email = ""
+    locked.first_name = ""
+    locked.last_name = ""
+    locked.signup_address = ""
+    locked.set_unusable_password()
+    locked.is_active = False
+    locked.guest_removed_at = now or timezone.now()
+    locked.save()
+    logger.info("accounts: idle guest %s removed, %s coins back to the mint", locked.pk, balance)
+    return True
+
+
+def guests_idle_remove(*, now: datetime | None = None, limit: int = 1000) -> int:
+    """Remove up to `limit` idle guests (`guest_remove`, each in its own transaction; one
+    that fails is logged and left for the next run). Returns how many were removed."""
+    removed = 0
+    for user in guests_idle(now=now)[:limit]:
+        try:
+            removed += guest_remove(user=user, now=now)
+        except Exception:
+            logger.exception("accounts: could not remove idle guest %s", user.pk)
+    return removed
 
 
 def username_refusal(*, username: str, user: User | None = None) -> SignupRefused | None:

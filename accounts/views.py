@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -32,10 +32,13 @@ from accounts.economy import (
     relief_status,
 )
 from accounts.errors import ClaimRefused, SignupRefused
-from accounts.forms import SignUpForm, TableSettingsForm
-from accounts.models import Transaction
+from accounts.forms import GuestSignUpForm, SignUpForm, TableSettingsForm
+from accounts.models import Transaction, User
 from accounts.selectors import wallet_balance, wallet_entries
 from accounts.services import (
+    guest_convert,
+    guest_create,
+    guest_signup_topup,
     user_settings_update,
     user_signup,
     wallet_daily_bonus_claim,
@@ -45,22 +48,70 @@ from shisanshui.api import retry_message
 from shisanshui.ratelimit import RateLimited, rate_limit_hit
 
 ENTRIES_PER_PAGE = 20
+# Guests created per client address (settings.RATE_LIMITS).
+GUEST_CREATES = "accounts.guest_create"
+# How a guest is logged in (several authentication backends: django-axes first).
+LOGIN_BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+def guest_start(request: HttpRequest) -> User | RateLimited:
+    """The visitor's guest: created (`guest_create`, counted against the client address's
+    sign-ups) and logged in, so the next request plays as it. Over the rate of guest creations
+    per address, the RateLimited answer instead (nothing created); a refusal of the service
+    (`signup_limit`, `mint_ceiling`) is raised as SignupRefused. For any view that seats a
+    visitor without an account (Play now; an invite link)."""
+    address = request.META.get("REMOTE_ADDR", "")
+    limited = rate_limit_hit(GUEST_CREATES, network_address(address))
+    if limited is not None:
+        return limited
+    user = guest_create(address=address)
+    guest_login(request, user)
+    return user
+
+
+def guest_login(request: HttpRequest, user: User) -> None:
+    """Log a guest in on this browser (a new session; it has no password to log in again)."""
+    login(request, user, backend=LOGIN_BACKEND)
 
 
 class SignUpView(FormView):
-    """Create a player, log them in and show their profile with the sign-up grant."""
+    """Create a player, log them in and show their profile with the sign-up grant. A guest
+    signing up keeps its account: the same row becomes a full account (`guest_convert`)."""
 
     template_name = "accounts/signup.html"
     form_class = SignUpForm
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if request.user.is_authenticated:
+        if request.user.is_authenticated and not request.user.is_guest:
             return redirect("accounts:profile")
         return super().dispatch(request, *args, **kwargs)
+
+    def _guest(self) -> User | None:
+        user = self.request.user
+        return user if user.is_authenticated and user.is_guest else None
+
+    def get_form_class(self) -> Any:
+        return GuestSignUpForm if self._guest() is not None else SignUpForm
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs = super().get_form_kwargs()
+        guest = self._guest()
+        if guest is not None:
+            kwargs["guest"] = guest
+        return kwargs
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         grant = economy_settings().effective_signup_grant
         context = super().get_context_data(**kwargs)
+        guest = self._guest()
+        if guest is not None:
+            return {
+                **context,
+                "guest": guest,
+                "guest_balance": wallet_balance(user=guest),
+                "guest_topup": guest_signup_topup(user=guest),
+                "next": self._next_url(),
+            }
         return {**context, "SIGNUP_GRANT": grant, "next": self._next_url()}
 
     def _next_url(self) -> str:
@@ -74,7 +125,10 @@ class SignUpView(FormView):
         )
         return candidate if safe else ""
 
-    def form_valid(self, form: SignUpForm) -> HttpResponse:
+    def form_valid(self, form: Any) -> HttpResponse:
+        guest = self._guest()
+        if guest is not None:
+            return self._guest_valid(form, guest)
         try:
             user = user_signup(
                 username=form.cleaned_data["username"],
@@ -100,10 +154,37 @@ class SignUpView(FormView):
             form.add_error("username", _("A user with that username already exists."))
             return self.form_invalid(form)
         # Several authentication backends (django-axes first): name the one that logs in.
-        login(self.request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(self.request, user, backend=LOGIN_BACKEND)
         messages.success(
             self.request,
             _("Welcome, %(username)s! Your wallet holds %(balance)s coins.")
+            % {"username": user.get_username(), "balance": f"{wallet_balance(user=user):,}"},
+        )
+        return redirect(self._next_url() or "accounts:profile")
+
+    def _guest_valid(self, form: GuestSignUpForm, guest: User) -> HttpResponse:
+        try:
+            user = guest_convert(
+                user=guest,
+                username=form.cleaned_data["username"],
+                email=form.cleaned_data.get("email", ""),
+                password=form.cleaned_data["password1"],
+            )
+        except SignupRefused as refusal:
+            field = "username" if refusal.code.startswith("name_") else None
+            form.add_error(field, refusal.message)
+            return self.form_invalid(form)
+        except IntegrityError:
+            form.add_error("username", _("A user with that username already exists."))
+            return self.form_invalid(form)
+        # The password changed: keep this browser logged in.
+        update_session_auth_hash(self.request, user)
+        messages.success(
+            self.request,
+            _(
+                "Welcome, %(username)s! You kept your coins and rounds; your wallet holds "
+                "%(balance)s coins."
+            )
             % {"username": user.get_username(), "balance": f"{wallet_balance(user=user):,}"},
         )
         return redirect(self._next_url() or "accounts:profile")

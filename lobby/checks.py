@@ -20,6 +20,8 @@ from games.rules.errors import ConfigError
 from lobby.errors import (
     AlreadySeated,
     DraftRules,
+    GuestNotAllowed,
+    GuestTable,
     InsufficientCoins,
     InvalidBaseScore,
     InvalidBotCount,
@@ -35,7 +37,15 @@ from lobby.errors import (
     TransfersFrozen,
     coins,
 )
-from lobby.models import MAX_BASE_SCORE, NAME_MAX_LENGTH, SEAT_COUNTS, BotLevel, Room, RoomStatus
+from lobby.models import (
+    MAX_BASE_SCORE,
+    NAME_MAX_LENGTH,
+    SEAT_COUNTS,
+    BotLevel,
+    Room,
+    RoomStatus,
+    Seat,
+)
 from lobby.selectors import checked_variant, seat_for_user, variant_rules
 from shisanshui.errors import RateLimitedError
 from shisanshui.ratelimit import rate_limit_check, rate_limit_hit
@@ -206,6 +216,34 @@ def check_not_frozen(*, user: User) -> None:
     """A player whose transfers support froze pending review takes no seat (bots never are)."""
     if transfers_frozen(user):
         raise TransfersFrozen()
+
+
+# Guests (accounts.services.guest_create) play only at a public table whose every other seat
+# is a bot's — the table Play now opens — so a guest's coins never reach a person's wallet
+# by play (docs/security.md, "Guests").
+
+
+def check_not_guest(*, user: User) -> None:
+    """A guest may not open, join or share a room other than its Play now table."""
+    if user.is_guest:
+        raise GuestNotAllowed()
+
+
+def check_guest_table(
+    *, owner: User, private: bool, bots: int, seats: int, series_rounds: int | None
+) -> None:
+    """A room a guest opens is public, has no series, and bots take every other seat."""
+    if owner.is_guest and (private or series_rounds or bots != seats - 1):
+        raise GuestNotAllowed()
+
+
+def check_no_guest_seated(*, room: Room, user: User) -> None:
+    """No person joins a table where a guest sits (bots fill a guest's table; they may)."""
+    if user.is_bot:
+        return
+    check_not_guest(user=user)
+    if Seat.objects.filter(room=room, user__is_guest=True).exists():
+        raise GuestTable()
 
 
 def check_not_seated(*, user: User) -> None:

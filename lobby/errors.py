@@ -138,6 +138,25 @@ class TransfersFrozen(LobbyError):
     )
 
 
+class GuestNotAllowed(LobbyError):
+    """A guest plays only Play now tables full of bots (docs/security.md, "Guests")."""
+
+    code = "guest_not_allowed"
+    status = 403
+    template = _(
+        "Guests play Play now tables with bots only. Sign up to keep your coins and to open, "
+        "join or share rooms with other players."
+    )
+
+
+class GuestTable(LobbyError):
+    """A person may not sit at a table a guest plays at (their coins would meet)."""
+
+    code = "guest_table"
+    status = 403
+    template = _("A guest plays at this table with bots only; choose another room.")
+
+
 class InsufficientCoins(LobbyError):
     code = "insufficient_coins"
     status = 403

@@ -22,6 +22,7 @@ from lobby import skill
 from lobby.checks import (
     check_can_open,
     check_not_frozen,
+    check_not_guest,
     check_not_seated,
     check_seats_fit,
     checked_base_score,
@@ -105,6 +106,7 @@ def room_quick_join(
     check_seats_fit(rules=rules, config=config, seats=seats)
     needed = config_entry_minimum(config, base_score=base_score)
     check_not_frozen(user=user)
+    check_not_guest(user=user)  # a guest's way to a table is Play now
     check_not_seated(user=user)
     balance = wallet_balance(user=user)
     if with_bots:
@@ -195,6 +197,8 @@ def _sit_in_first(*, user: User, room_ids: list[int]) -> Seat | None:
         position = room_free_position(room=room)
         if room.status != RoomStatus.OPEN or position is None:
             continue
+        if Seat.objects.filter(room=room, user__is_guest=True).exists():
+            continue  # a guest's table takes bots only
         seat = seat_take(room=room, user=user, position=position)
         room_touch(room=room)
         room_notify(event=ROOM_UPDATED, room=room)

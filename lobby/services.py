@@ -30,7 +30,10 @@ from lobby.checks import (
     check_can_afford,
     check_can_open,
     check_code_budget,
+    check_guest_table,
+    check_no_guest_seated,
     check_not_frozen,
+    check_not_guest,
     check_not_seated,
     check_seats_fit,
     checked_base_score,
@@ -110,6 +113,9 @@ def room_create(
     base_score = checked_base_score(base_score)
     seats = checked_seats(seats)
     bots = checked_bots(bots, seats=seats)
+    check_guest_table(
+        owner=owner, private=private, bots=bots, seats=seats, series_rounds=series_rounds
+    )
     rules = rules if rules is not None else default_rules()
     needed = checked_table_terms(owner=owner, rules=rules, base_score=base_score, seats=seats)
     check_can_open(owner=owner)
@@ -173,12 +179,16 @@ def room_join(*, user: User, room_id: int, code: str = "") -> Seat:
     A private room needs its code (a wrong one counts against the player's code budget; over
     it, `rate_limited`). Refused when the player's transfers are frozen (`transfers_frozen`),
     when the room is unknown, closed or full, when the player is seated somewhere already, or
-    holds less than the room's entry minimum.
+    holds less than the room's entry minimum. A guest joins no room, and no person joins a
+    room where a guest sits (`guest_not_allowed`, `guest_table`): only bots fill a guest's.
     """
     check_not_frozen(user=user)
+    if not user.is_bot:
+        check_not_guest(user=user)
     room = Room.objects.select_for_update().filter(pk=room_id).first()
     if room is None:
         raise RoomNotFound()
+    check_no_guest_seated(room=room, user=user)
     if room.status != RoomStatus.OPEN:
         raise RoomClosed()
     if room.is_private:
@@ -201,7 +211,9 @@ def room_join(*, user: User, room_id: int, code: str = "") -> Seat:
 
 def room_join_by_code(*, user: User, code: str) -> Seat:
     """Join the open private room that has this code; a code no open room has counts against
-    the player's code budget (over it, every code is refused with `rate_limited`)."""
+    the player's code budget (over it, every code is refused with `rate_limited`). A guest
+    joins no private room (`guest_not_allowed`, before any code is tried)."""
+    check_not_guest(user=user)
     check_code_budget(user=user)
     wanted = normalized_code(code)
     room_id = (
@@ -242,6 +254,13 @@ def room_leave(*, user: User) -> Room:
         seat_release(room=room, user_id=user.pk)  # a seat the table never had
     room.refresh_from_db()
     return room
+
+
+def guest_seat_leave(user: User) -> None:
+    """Stand an idle guest up from its table before it is removed (registered with
+    `accounts.services.guest_departure_register`); a guest seated nowhere is left as it is."""
+    if seat_for_user(user=user) is not None:
+        room_leave(user=user)
 
 
 @transaction.atomic

@@ -11,6 +11,7 @@ urlpatterns = [
     path("play/", views.play, name="play"),
     path("play/wait/", views.play_wait, name="play_wait"),
     path("play/cancel/", views.play_cancel, name="play_cancel"),
+    path("play/guest/", views.guest_play, name="guest_play"),
     path("create/", views.create, name="create"),
     path("create-match/", views.create_match, name="create_match"),
     path("join/", views.join, name="join"),

@@ -15,13 +15,17 @@ from django.forms import Form
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from accounts.economy import next_utc_midnight
+from accounts.errors import SignupRefused
 from accounts.selectors import wallet_balance
+from accounts.views import guest_start
 from games.labels import data_name
 from games.live import sent_away
 from games.live.matches import match_create
@@ -53,8 +57,9 @@ from lobby.selectors import (
 )
 from lobby.services import room_close, room_create, room_join, room_join_by_code, room_leave
 from lobby.waiting import PlayNow, play_now, play_wait_cancel, play_wait_check
+from shisanshui.api import retry_message
 from shisanshui.errors import ClientError, RateLimitedError
-from shisanshui.ratelimit import rate_limit_hit
+from shisanshui.ratelimit import RateLimited, rate_limit_hit
 
 # Why the table sent a player back to the room list (the table page redirects to
 # /lobby/?left=<reason>); any other value is ignored, never shown.
@@ -375,6 +380,36 @@ def quick_join(request: HttpRequest) -> HttpResponse:
     return _act(request, QuickJoinForm(request.POST), action, to_table=True)
 
 
+@require_POST
+def guest_play(request: HttpRequest) -> HttpResponse:
+    """The front page's Play now for a visitor without an account: one tap makes them a guest
+    (`accounts.views.guest_start`: a name, the guest grant, logged in) and seats them at a
+    table with bots (`room_quick_play`). A player logged in already simply plays now. Over
+    the rate of guest creations per address, or past the address's sign-ups of the day or
+    the guest mint ceiling: the front page again, with the reason and status 429, and nothing
+    created."""
+    if not request.user.is_authenticated:
+        try:
+            started = guest_start(request)
+        except SignupRefused as refusal:
+            return _home_refused(request, refusal.message, seconds=None)
+        if isinstance(started, RateLimited):
+            return _home_refused(
+                request, retry_message(started.retry_after), seconds=started.retry_after
+            )
+    return _play_now(request)
+
+
+def _home_refused(request: HttpRequest, message: str, *, seconds: int | None) -> HttpResponse:
+    if seconds is None:
+        seconds = max(1, math.ceil((next_utc_midnight() - timezone.now()).total_seconds()))
+    messages.error(request, message)
+    context = {"play_url": reverse("lobby:play"), "lobby_url": reverse("lobby:index")}
+    response = render(request, "home.html", context, status=429)
+    response["Retry-After"] = str(seconds)
+    return response
+
+
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def play(request: HttpRequest) -> HttpResponse:
@@ -409,6 +444,11 @@ def play(request: HttpRequest) -> HttpResponse:
                 },
             },
         )
+    return _play_now(request)
+
+
+def _play_now(request: HttpRequest) -> HttpResponse:
+    """POST of Play now: seat the player at a table with bots and go to it."""
     try:
         played = play_now(user=request.user, variant=request.POST.get("variant") or None)
     except ClientError as error:

@@ -88,7 +88,7 @@ def play_now(*, user: User, variant: str | None = None) -> PlayNow:
     """Play now: seat the player with the people waiting for the same rules whose ratings are
     close enough, best match first (up to the table's seats; bots of their level take the
     rest), or put the player in the pool until PLAY_NOW_WAIT_SECONDS from now. With
-    PLAY_NOW_WAIT_SECONDS 0, `room_quick_play` at once (bots only).
+    PLAY_NOW_WAIT_SECONDS 0, and for a guest, `room_quick_play` at once (bots only).
 
     A player seated already is sent back to that seat; a player waiting already keeps that one
     wait (`play_wait_check`): never two rows, never two seats. Refused like `room_quick_play`:
@@ -97,7 +97,8 @@ def play_now(*, user: User, variant: str | None = None) -> PlayNow:
     when the table is opened (`too_many_rooms`, "lobby.room_create").
     """
     variant = checked_optional_variant(variant)
-    if settings.PLAY_NOW_WAIT_SECONDS <= 0:
+    if settings.PLAY_NOW_WAIT_SECONDS <= 0 or user.is_guest:
+        # A guest never waits for people: its coins only meet bots' (docs/security.md).
         played = room_quick_play(user=user, variant=variant)
         return PlayNow(seat=played.seat, seated_now=played.seated_now)
     advisory_lock(QUICK_PLAY_USER_LOCK_SPACE, user.pk)

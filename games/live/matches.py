@@ -25,6 +25,7 @@ from games.models import (
 from games.table.deck import seed_commitment
 from lobby.checks import (
     check_creation_rate,
+    check_not_guest,
     checked_base_score,
     checked_bot_level,
     checked_bots_wanted,
@@ -96,6 +97,7 @@ def match_create(
     spends one room creation of the rate "lobby.room_create". Its rooms do not count against
     LOBBY_MAX_OPEN_ROOMS. The seed is drawn here (``secrets``), its commitment stored beside it.
     """
+    check_not_guest(user=owner)
     tables = checked_match_tables(tables)
     deals = checked_match_deals(deals)
     name = checked_name(default_room_name(owner=owner) if name is None else name)

@@ -183,6 +183,11 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "webmaster@localhost")
 SIGNUP_GRANT = env_int("SIGNUP_GRANT", 100_000)
 if SIGNUP_GRANT < 0:
     raise ImproperlyConfigured("SIGNUP_GRANT cannot be negative.")
+# A guest (playing without an account) neither logged in nor played for this many days is
+# removed by the beat task below: deactivated, anonymised, its coins back in the mint.
+GUEST_IDLE_DAYS = env_int("GUEST_IDLE_DAYS", 7)
+if GUEST_IDLE_DAYS < 1:
+    raise ImproperlyConfigured("GUEST_IDLE_DAYS must be at least 1.")
 
 # Threads per web process that run the table's services for its WebSockets (each keeps a
 # database connection): an action mostly waits for PostgreSQL (games.live.consumers).
@@ -322,6 +327,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     # The collusion report (games.history.collusion): pairs of players moving coins one way.
     "scan-collusion": {"task": "accounts.tasks.collusion_scan", "schedule": 3600.0},
+    # Idle guests (GUEST_IDLE_DAYS) removed, their coins back in the mint (accounts.tasks).
+    "remove-idle-guests": {"task": "accounts.tasks.guests_idle_remove", "schedule": 3600.0},
 }
 
 # Rate limits of the sockets and the lobby (shisanshui.ratelimit, on the `limits` library):
@@ -355,6 +362,9 @@ RATE_LIMITS = {
     "lobby.invite_user": "10/minute;60/hour",
     # ... and new links an owner makes (each regenerating revokes the last one).
     "lobby.invite_regenerate": "5/minute;30/hour",
+    # Guests created per client address (the front page's Play now for a visitor); the
+    # sign-ups-per-address quota and the guest mint ceiling hold beyond it.
+    "accounts.guest_create": "3/minute;10/hour",
     # Play now's seatings per user (a player already seated is sent back, not counted).
     "lobby.quick_play": "10/minute;60/hour",
     # Asking whether a Play now wait has found a table (the waiting page asks about once a

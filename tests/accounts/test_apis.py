@@ -35,6 +35,7 @@ def test_me_with_the_session_of_a_browser(client: Client, make_player: MakePlaye
         "email": "",
         "date_joined": response.json()["date_joined"],
         "is_staff": False,
+        "is_guest": False,
     }
 
 

@@ -73,6 +73,8 @@ def _form(**changes: object) -> dict[str, object]:
         "mint_ceiling_daily_bonus": 20_000_000,
         "mint_ceiling_relief": 20_000_000,
         "mint_ceiling_bot_funding": 5_000_000,
+        "guest_grant": 2_000,
+        "mint_ceiling_guest": 10_000_000,
     }
     data.update(changes)
     return data

@@ -250,6 +250,8 @@ def test_the_ceilings_change_only_through_propose_and_approve() -> None:
         "mint_ceiling_daily_bonus",
         "mint_ceiling_relief",
         "mint_ceiling_bot_funding",
+        "mint_ceiling_guest",
+        "guest_grant",
         "table_fee_percent",
     ],
 )

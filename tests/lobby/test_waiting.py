@@ -603,3 +603,19 @@ def test_cancel_racing_a_match_leaves_one_outcome(
     else:  # she left the pool first: bob waits alone
         assert pressed.wait is not None and lobby_counts() == (0, 0)
         assert PlayWait.objects.get().user == bob
+
+
+def test_a_guest_never_waits_for_people_and_meets_none(ratings: Ratings, alice: User) -> None:
+    from accounts.services import guest_create
+
+    rate(ratings, alice, 1500)
+    assert play_now(user=alice).wait is not None  # a person waits for company
+    guest = guest_create(address="198.51.100.77")
+
+    pressed = play_now(user=guest)
+
+    # Seated at once, with bots only: the waiting person is not its company.
+    assert pressed.seat is not None and pressed.wait is None
+    assert people_of(pressed.seat.room) == [guest.pk]
+    assert not PlayWait.objects.filter(user=guest).exists()
+    assert PlayWait.objects.filter(user=alice).exists()

@@ -17,8 +17,9 @@ def test_home_page_renders_in_english(client: Client) -> None:
     assert "十三水 Shisanshui" in body
     assert "under construction" not in body
     assert "Thirteen cards, three rows, one showdown." in body
-    # Play now, for a visitor: sign up, then straight on to a table with bots.
-    assert 'href="/accounts/signup/?next=/lobby/play/"' in body
+    # Play now, for a visitor: one tap plays as a guest at a table with bots; sign-up is beside.
+    assert '<form method="post" action="/lobby/play/guest/">' in body
+    assert 'href="/accounts/signup/"' in body
     assert "Play now against bots" in body
     assert 'href="/accounts/login/?next=/lobby/"' in body  # a returning player: the lobby
     assert 'href="/admin/"' not in body  # a visitor has no use for it
