@@ -219,8 +219,9 @@ def check_not_frozen(*, user: User) -> None:
 
 
 # Guests (accounts.services.guest_create) play only at a public table whose every other seat
-# is a bot's — the table Play now opens — so a guest's coins never reach a person's wallet
-# by play (docs/security.md, "Guests").
+# is a bot's — the table Play now opens — or at the private room or duplicate match a person
+# invited them to by its link, so a guest's coins reach a person's wallet by play only where
+# that person asked them in (docs/security.md, "Guests").
 
 
 def check_not_guest(*, user: User) -> None:
@@ -238,8 +239,11 @@ def check_guest_table(
 
 
 def check_no_guest_seated(*, room: Room, user: User) -> None:
-    """No person joins a table where a guest sits (bots fill a guest's table; they may)."""
-    if user.is_bot:
+    """No person joins a public table where a guest sits (bots fill a guest's table; they
+    may). A private room or a duplicate match's table is exempt: everyone there came with its
+    owner's code or invite link, and a guest only through the link (`room_join`'s
+    ``invited``)."""
+    if user.is_bot or room.is_private or room.match_id is not None:
         return
     check_not_guest(user=user)
     if Seat.objects.filter(room=room, user__is_guest=True).exists():

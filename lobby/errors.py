@@ -184,6 +184,14 @@ class RoomFull(LobbyError):
     template = _("Every seat in this room is taken.")
 
 
+class GuestCannotCover(LobbyError):
+    code = "guest_cannot_cover"
+    status = 409
+    template = _(
+        "A guest's coins do not reach this table's entry minimum: sign up to take the seat."
+    )
+
+
 class AlreadySeated(LobbyError):
     code = "already_seated"
     status = 409

@@ -3,9 +3,10 @@
 GET shows what the link is for and one button (it never changes anything: a link previewed by
 a chat app seats nobody); POST seats the player (`lobby.invites.invite_accept`) and goes to the
 table. A visitor without an account is offered to log in or sign up and come back here
-(?next=). Every request is counted per client address (guesses of a token included), every
-seating and every new link per user; a bad, revoked or expired link gets the same page with
-the reason, and nothing changes.
+(?next=), or to take the seat at once as a guest (`accounts.views.guest_start`: a name and
+the guest grant, counted like a sign-up of its address). Every request is counted per client
+address (guesses of a token included), every seating and every new link per user; a bad,
+revoked or expired link gets the same page with the reason, and nothing changes.
 """
 
 from __future__ import annotations
@@ -22,13 +23,17 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.economy import network_address
+from accounts.economy import economy_settings, network_address
+from accounts.errors import SignupRefused
+from accounts.models import User
+from accounts.views import guest_start
 from games.labels import data_name
-from lobby.errors import InviteExpired
+from lobby.errors import GuestCannotCover, InviteExpired, RoomFull
 from lobby.invites import invite_accept, invite_path, invite_regenerate, invite_target
 from lobby.models import Seat
+from shisanshui.api import retry_message
 from shisanshui.errors import ClientError
-from shisanshui.ratelimit import rate_limit_hit
+from shisanshui.ratelimit import RateLimited, rate_limit_hit
 
 ADDRESS_BUDGET = "lobby.invite_address"  # settings.RATE_LIMITS
 USER_BUDGET = "lobby.invite_user"
@@ -71,7 +76,11 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
     here = request.path
     if request.method == "POST":
         if not request.user.is_authenticated:
-            return redirect(f"{reverse('accounts:login')}?{urlencode({'next': here})}")
+            if request.POST.get("as_guest") != "1":
+                return redirect(f"{reverse('accounts:login')}?{urlencode({'next': here})}")
+            started = _guest_for(request, token)
+            if isinstance(started, HttpResponse):
+                return started
         limited = _limited(request, USER_BUDGET, request.user.pk)
         if limited is not None:
             return limited
@@ -95,7 +104,54 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
         seat = Seat.objects.filter(user=request.user, room_id__in=target.room_ids()).first()
         if seat is not None:  # seated there already: the link leads to the table
             return redirect(reverse("games:table", args=[seat.room_id]))
-    return render(request, "lobby/invite.html", {"target": _target_view(target), "here": here})
+    view = _target_view(target)
+    return render(
+        request,
+        "lobby/invite.html",
+        {
+            "target": view,
+            "here": here,
+            "guest_grant": economy_settings().guest_grant,
+            "guest_can_sit": view["entry_minimum"] <= economy_settings().guest_grant,
+        },
+    )
+
+
+def _guest_for(request: HttpRequest, token: str) -> User | HttpResponse:
+    """A visitor taking the seat as a guest: the link, its target and a free seat checked
+    first, and that a guest's coins reach the entry minimum, so that no guest is made for a
+    seat it could not take; then the guest (`guest_start`: the guest rate per address, the
+    address's sign-ups of the day, the guest mint ceiling), logged in on this browser."""
+    try:
+        target = invite_target(token)
+        if not target.open:
+            raise InviteExpired()
+        view = _target_view(target)
+        if view["free"] <= 0:
+            raise RoomFull()
+        if view["entry_minimum"] > economy_settings().guest_grant:
+            raise GuestCannotCover()
+    except ClientError as error:
+        return _refused(request, error)
+    try:
+        started = guest_start(request)
+    except SignupRefused as refusal:  # the address's sign-ups of today, the mint ceiling
+        return render(
+            request,
+            "lobby/invite.html",
+            {"error": refusal.message, "error_code": refusal.code},
+            status=429,
+        )
+    if isinstance(started, RateLimited):
+        response = render(
+            request,
+            "lobby/invite.html",
+            {"error": retry_message(started.retry_after), "error_code": "rate_limited"},
+            status=429,
+        )
+        response["Retry-After"] = str(started.retry_after)
+        return response
+    return started
 
 
 def _target_view(target: Any) -> dict[str, Any]:

@@ -153,7 +153,8 @@ def invite_accept(*, user: User, token: str) -> Seat:
     free seat. A player seated there already keeps that seat (opening the link twice is one
     seating). Refused as `invite_not_found` (a bad or revoked token), `invite_expired` (the
     target is closed), and as `room_join` refuses (`transfers_frozen`, `already_seated`
-    elsewhere, `room_full`, `insufficient_coins`); nothing is written then."""
+    elsewhere, `room_full`, `insufficient_coins`); nothing is written then. A guest may take
+    the seat: the link is the owner's invitation (docs/security.md, "Guests")."""
     target = invite_target(token)
     if not target.open:
         raise InviteExpired()
@@ -169,7 +170,7 @@ def invite_accept(*, user: User, token: str) -> Seat:
     # lobby.services imports this module (a private room's first link is made as it opens).
     from lobby import services as lobby_services
 
-    return lobby_services.room_join(user=user, room_id=room.pk, code=room.code or "")
+    return lobby_services.room_join(user=user, room_id=room.pk, code=room.code or "", invited=True)
 
 
 def _first_with_free_seat(room_ids: list[int]) -> int | None:

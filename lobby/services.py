@@ -173,17 +173,18 @@ def bots_seat(*, room: Room, count: int) -> list[User]:
 
 
 @transaction.atomic
-def room_join(*, user: User, room_id: int, code: str = "") -> Seat:
+def room_join(*, user: User, room_id: int, code: str = "", invited: bool = False) -> Seat:
     """Seat the player at the lowest free position of an open room.
 
     A private room needs its code (a wrong one counts against the player's code budget; over
     it, `rate_limited`). Refused when the player's transfers are frozen (`transfers_frozen`),
     when the room is unknown, closed or full, when the player is seated somewhere already, or
-    holds less than the room's entry minimum. A guest joins no room, and no person joins a
+    holds less than the room's entry minimum. A guest joins no room but the one its invite
+    link opens (``invited``: `lobby.invites.invite_accept` only), and no person joins a public
     room where a guest sits (`guest_not_allowed`, `guest_table`): only bots fill a guest's.
     """
     check_not_frozen(user=user)
-    if not user.is_bot:
+    if not user.is_bot and not invited:
         check_not_guest(user=user)
     room = Room.objects.select_for_update().filter(pk=room_id).first()
     if room is None:

@@ -40,9 +40,9 @@ from tests.lobby.conftest import MakePlayer, lobby_counts, room_state
 pytestmark = pytest.mark.django_db
 
 
-def _private(owner: User, seats: int = 3, **extra: Any) -> Room:
+def _private(owner: User, seats: int = 3, base_score: int = 10, **extra: Any) -> Room:
     return room_create(
-        owner=owner, name="Friends", base_score=10, seats=seats, private=True, **extra
+        owner=owner, name="Friends", base_score=base_score, seats=seats, private=True, **extra
     )
 
 
@@ -390,3 +390,81 @@ def test_the_pages_speak_chinese(alice: User, bob: User) -> None:
     assert "注册并入座" in visitor
     refused = invitee.get(_url("nonsense")).content.decode()
     assert "这个邀请链接无效" in refused
+
+
+# A visitor without an account takes the seat as a guest, in one tap.
+
+
+def _economy(**values: Any) -> None:
+    from accounts.services import economy_settings_get_or_create
+
+    stored = economy_settings_get_or_create()
+    for name, value in values.items():
+        setattr(stored, name, value)
+    stored.save()
+
+
+def test_a_visitor_sits_down_as_a_guest_in_one_tap(alice: User, bob: User) -> None:
+    from accounts.selectors import wallet_balance
+
+    room = _private(alice, base_score=1)
+    url = _url(_token(room))
+    visitor = Client()
+    page = visitor.get(url).content.decode()
+    assert 'data-testid="invite-guest"' in page and 'name="as_guest"' in page
+
+    answer = visitor.post(url, {"as_guest": "1"})
+
+    assert answer.status_code == 302
+    assert answer["Location"] == reverse("games:table", args=[room.pk])
+    guest = User.objects.get(is_guest=True)
+    assert Seat.objects.get(user=guest).room_id == room.pk
+    assert wallet_balance(user=guest) > 0
+    assert visitor.get(reverse("games:table", args=[room.pk])).status_code == 200  # logged in
+    # A person joins the private room where the invited guest sits, by the link or the code.
+    client = Client()
+    client.force_login(bob)
+    assert client.post(url)["Location"] == reverse("games:table", args=[room.pk])
+    assert Seat.objects.filter(room=room).count() == 3
+
+
+def test_a_guest_enters_a_private_room_only_through_its_link(alice: User) -> None:
+    from accounts.services import guest_create
+    from lobby.errors import GuestNotAllowed
+    from lobby.services import room_join, room_join_by_code
+
+    room = _private(alice, base_score=1)
+    guest = guest_create(address="198.51.100.9")
+    with pytest.raises(GuestNotAllowed):
+        room_join_by_code(user=guest, code=room.code or "")
+    with pytest.raises(GuestNotAllowed):
+        room_join(user=guest, room_id=room.pk, code=room.code or "")
+    assert invite_accept(user=guest, token=_token(room)).room_id == room.pk
+
+
+def test_no_guest_is_made_for_a_seat_it_could_not_take(alice: User, carol: User) -> None:
+    room = _private(alice, seats=2, base_score=1)
+    url = _url(_token(room))
+    # A guest's coins below the entry minimum: the page says so and offers no guest button.
+    _economy(guest_grant=10)
+    page = Client().get(url).content.decode()
+    assert 'data-testid="invite-guest-short"' in page and 'name="as_guest"' not in page
+    refused = Client().post(url, {"as_guest": "1"})
+    assert refused.status_code == 409 and b'data-code="guest_cannot_cover"' in refused.content
+    _economy(guest_grant=2_000)
+    # A bad link, a full room: refused before any guest is made.
+    assert Client().post(_url("r1." + "A" * MAC_LENGTH), {"as_guest": "1"}).status_code == 404
+    invite_accept(user=carol, token=_token(room))
+    full = Client().post(url, {"as_guest": "1"})
+    assert full.status_code == 409 and b'data-code="room_full"' in full.content
+    assert not User.objects.filter(is_guest=True).exists()
+
+
+def test_guests_by_link_count_against_the_address_s_sign_ups(alice: User) -> None:
+    room = _private(alice, seats=4, base_score=1)
+    url = _url(_token(room))
+    _economy(signups_per_address_per_day=1)
+    assert Client().post(url, {"as_guest": "1"}).status_code == 302
+    again = Client().post(url, {"as_guest": "1"})
+    assert again.status_code == 429 and b'data-code="signup_limit"' in again.content
+    assert User.objects.filter(is_guest=True).count() == 1
