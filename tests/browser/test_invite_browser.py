@@ -113,3 +113,31 @@ def test_an_invitee_opens_the_share_link_and_is_seated(
         "data-code", "invite_not_found"
     )
     watch.check("the invite pages")
+
+
+def test_a_visitor_without_an_account_takes_the_seat_as_a_guest(
+    live_platform: LivePlatform, new_page: NewPage, shot: Shot
+) -> None:
+    from accounts.models import User
+    from lobby.invites import invite_path
+    from lobby.services import room_create
+
+    base = live_platform.url
+    rules = fast_rules(name=RULES, **PACING)
+    owner = make_player("guest-host")
+    room = room_create(owner=owner, base_score=1, seats=2, private=True, rules=rules)
+    link = base + invite_path(Invite.objects.get(room=room))
+    watch = Watch()
+
+    # A fresh phone browser, no account: the invite page, one tap, seated as a guest.
+    visitor = watch.page(new_page(viewport=PHONE, locale="zh-CN"))
+    visitor.goto(link)
+    expect(visitor.get_by_test_id("invite-free")).to_be_visible()
+    shot(visitor, "invite-guest-offer")
+    visitor.get_by_test_id("invite-guest").click()
+    visitor.wait_for_url(f"**/games/table/{room.pk}/", timeout=PAGE)
+    guest = User.objects.get(is_guest=True)
+    assert Seat.objects.get(user=guest).room_id == room.pk
+    expect(visitor.locator("body")).to_contain_text(guest.username)
+    shot(visitor, "guest-seated")
+    watch.check("the invite page and the table, as a guest")
