@@ -6,7 +6,7 @@ Eight bots play at 4-seat tables of the classic deck under the default rules, th
 engine (no database). Seven have a known order: ``easy``, ``normal`` and ``strong`` (the bot
 levels of games.rules.levels) and mixtures between neighbours, which play each hand as the
 stronger level with probability p and as the weaker otherwise (their expected water is linear
-in p, so their order is known): easy < easy/normal ½ < normal < normal/strong ¼ < ½ < ¾ <
+in p, so their order is known): easy < easy/normal ⅓ < ⅔ < normal < normal/strong ⅓ < ⅔ <
 strong. The eighth is the ``expert`` (a rollout player, with ``--samples`` deals per decision):
 it plays in the pool for the levels' ratings, but is left out of the order, since
 ``benchmarks.bot_levels`` cannot tell it from ``strong`` within a standard error.
@@ -51,15 +51,15 @@ SEATS = 4
 # (name, weaker level, stronger level, probability of playing the stronger), weakest first.
 ORDERED: tuple[tuple[str, str, str, float], ...] = (
     ("easy", "easy", "easy", 0.0),
-    ("easy/normal ½", "easy", "normal", 0.5),
+    ("easy/normal ⅓", "easy", "normal", 1 / 3),
+    ("easy/normal ⅔", "easy", "normal", 2 / 3),
     ("normal", "normal", "normal", 0.0),
-    ("normal/strong ¼", "normal", "strong", 0.25),
-    ("normal/strong ½", "normal", "strong", 0.5),
-    ("normal/strong ¾", "normal", "strong", 0.75),
+    ("normal/strong ⅓", "normal", "strong", 1 / 3),
+    ("normal/strong ⅔", "normal", "strong", 2 / 3),
     ("strong", "strong", "strong", 0.0),
 )
 BOTS = (*ORDERED, ("expert", "expert", "expert", 0.0))
-CHECKPOINTS = (5, 10, 25, 50, 100, 200, 400)
+CHECKPOINTS = (10, 25, 50, 100, 200, 300, 400, 600, 800)
 TARGET_TAU = 0.9
 
 Deal = dict[tuple[str, int], Play]  # (level, position) -> the level's play of that hand
@@ -129,13 +129,17 @@ def run(seed: int, bank: Sequence[Deal], steps: int, duplicate: bool) -> np.ndar
 
 
 def summary(histories: list[np.ndarray]) -> tuple[np.ndarray, int | None, np.ndarray]:
-    """Mean τ after every step, the first N whose mean τ reaches the target, and each bot's
-    mean final rating."""
+    """Mean τ after every step, the first N from which it stays at the target or above (None:
+    it does not), and each bot's mean final rating."""
     known = len(ORDERED)
     taus = np.array([[kendall_tau(h[:known, s]) for s in range(h.shape[1])] for h in histories])
     mean = taus.mean(axis=0)
-    reached = np.nonzero(mean >= TARGET_TAU)[0]
-    first = int(reached[0]) + 1 if len(reached) else None
+    # The first N from which the mean τ stays at or above the target to the end of the run.
+    first = None
+    for step in range(len(mean), 0, -1):
+        if mean[step - 1] < TARGET_TAU:
+            break
+        first = step
     final = np.array([h[:, -1] for h in histories]).mean(axis=0)
     return mean, first, final
 
