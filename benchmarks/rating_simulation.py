@@ -148,8 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.rating_simulation", description=__doc__
     )
-    parser.add_argument("--steps", type=int, default=400, help="rounds per bot in a run")
-    parser.add_argument("--runs", type=int, default=16)
+    parser.add_argument("--steps", type=int, default=600, help="rounds per bot in a run")
+    parser.add_argument("--runs", type=int, default=12)
     parser.add_argument("--deals", type=int, default=300, help="the bank of arranged deals")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--samples", type=int, default=12, help="the expert's deals")

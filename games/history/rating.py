@@ -9,7 +9,8 @@ transaction, so running it twice, or late, changes nothing.
 
 A round of a duplicate match is rated with the other tables' rounds of the same deal, once all
 of them are settled: each pair on its water minus the pair's par (the same hands' water at the
-other tables). A deal that never completes (the match ended) is rated as plain rounds.
+other tables). A deal that never completes (the match ended) is rated over the tables that
+settled it, as a plain round where only one did.
 
 Bots are rated like people (the skill matching compares players with bot levels), but the
 standings' "by rating" view lists only the standings' players (:func:`rating_standings`).
@@ -78,17 +79,18 @@ def _pairs(round_: Round) -> list[tuple[int, int, int, int, float]]:
 
 
 def _deal_rounds(round_: Round) -> list[Round] | None:
-    """The rounds to rate together with ``round_``: itself, or for a duplicate match's round
-    every table's round of that deal — None while one of those is not settled yet and the
-    match goes on (its last settlement rates them)."""
+    """The rounds to rate together with ``round_``, locked in ascending id (so that two
+    updates of one deal wait for each other, never deadlock): itself, or for a duplicate
+    match's round every table's round of that deal — None while one of those is not settled
+    yet and the match goes on (its last settlement rates them)."""
+    locked = Round.objects.select_for_update(of=("self",)).select_related(
+        "table__room__rules", "table__room__match"
+    )
     room = round_.table.room
     if room.match_id is None:
-        return [round_]
+        return list(locked.filter(pk=round_.pk))
     deal = list(
-        Round.objects.select_for_update(of=("self",))
-        .filter(table__room__match_id=room.match_id, number=round_.number)
-        .select_related("table__room__rules", "table__room__match")
-        .order_by("pk")
+        locked.filter(table__room__match_id=room.match_id, number=round_.number).order_by("pk")
     )
     match = room.match
     complete = len(deal) == match.tables and all(r.settled_at is not None for r in deal)
@@ -96,7 +98,7 @@ def _deal_rounds(round_: Round) -> list[Round] | None:
         return deal
     if match.status == MatchStatus.PLAYING:
         return None
-    return [r for r in deal if r.settled_at is not None]  # never to complete: rated plainly
+    return [r for r in deal if r.settled_at is not None]  # never to complete
 
 
 @transaction.atomic
@@ -105,20 +107,20 @@ def rating_update(*, round_id: int) -> int:
     other tables' rounds) unless done before; returns how many rounds it rated (0: none to
     rate now)."""
     round_ = (
-        Round.objects.select_for_update(of=("self",))
-        .filter(pk=round_id, settled_at__isnull=False)
+        Round.objects.filter(pk=round_id, settled_at__isnull=False, rating_counted=False)
         .select_related("table__room__rules", "table__room__match")
         .first()
     )
-    if round_ is None or round_.rating_counted:
+    if round_ is None:
         return 0
     rounds = _deal_rounds(round_)
     if rounds is None:
         return 0
+    # Read again under the locks: another update may have rated them meanwhile.
     rounds = [r for r in rounds if not r.rating_counted]
     if not rounds:
         return 0
-    family = _family_of(round_)
+    family = _family_of(rounds[0])
     games: list[rules_rating.Game[int]] = []
     if len(rounds) > 1:
         tables = [{(pa, pb): float(w) for _, _, pa, pb, w in _pairs(r)} for r in rounds]

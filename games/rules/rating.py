@@ -27,9 +27,14 @@ from glicko2.math.conversions import mu_to_rating, phi_to_rd, rating_to_mu, rd_t
 
 START_RATING = 1500.0
 START_DEVIATION = 350.0
-START_VOLATILITY = 0.06
-# Glickman's system constant: how fast the volatility may move (he suggests 0.3 to 1.2).
-TAU = 0.5
+# Glickman's 0.06 is for rating periods of 10 to 15 games, say a month; a round is a period of
+# its own here, and a month of play some 200 rounds: 0.06 / √200 ≈ 0.004 per round. With 0.06
+# a rating would remember only its last ~20 rounds, too few to tell close players apart
+# (benchmarks/rating_simulation.py: Kendall's τ stalls near 0.8).
+START_VOLATILITY = 0.004
+# Glickman's system constant: how fast the volatility may move (he suggests 0.3 to 1.2; the
+# lowest, since every round is a period and a freak deal must not unsettle a rating).
+TAU = 0.3
 # A duplicate game, luck removed, tells more about skill than a plain one: it counts twice.
 DUPLICATE_WEIGHT = 2
 # The water at which a pair's score is a full win or loss (the half-way score is 0.5): a
@@ -40,14 +45,16 @@ WATER_FOR_FULL_SCORE = 6.0
 # score as a game's outcome, as noisy as a win or a loss: the same difference counts more.
 DUPLICATE_WATER_FOR_FULL_SCORE = 2.0
 
-# The rating each bot level converges to among the others at a 4-seat classic table, from
-# ``python -m benchmarks.rating_simulation`` (its "mean rating" column; the levels' pool
-# is centred on 1500). The skill matching fills a table with the level nearest a player.
+# The rating each bot level converges to among the other levels and mixtures of them at 4-seat
+# classic tables, from ``python -m benchmarks.rating_simulation`` (the "plain" column after 600
+# rounds; that pool is centred on 1500, and the expert rolls out 12 deals per decision, where
+# it is not measurably stronger than ``strong``). The skill matching fills a table with the
+# level nearest a player. The spread is narrow: the cards' luck is most of a round.
 BOT_LEVEL_RATING: dict[str, float] = {
-    "easy": 1500.0,
-    "normal": 1500.0,
-    "strong": 1500.0,
-    "expert": 1500.0,
+    "easy": 1464.0,
+    "normal": 1499.0,
+    "strong": 1533.0,
+    "expert": 1528.0,
 }
 
 K = TypeVar("K", bound=Hashable)

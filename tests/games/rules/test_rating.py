@@ -103,9 +103,12 @@ def test_a_duplicate_game_is_judged_against_par_and_weighs_more() -> None:
     assert duplicate_games([("a", "b", 6, 6)]) == [Game("a", "b", 0.5, DUPLICATE_WEIGHT)]
     # 3 more than par with the same cards.
     (game,) = duplicate_games([("a", "b", 5, 2)])
-    assert game.score == pair_score(3) and game.weight == DUPLICATE_WEIGHT > 1
+    assert game.score == pair_score(3, rating.DUPLICATE_WATER_FOR_FULL_SCORE) == 1.0
+    assert game.weight == DUPLICATE_WEIGHT > 1
+    (game,) = duplicate_games([("a", "b", 2, 3)])
+    assert game.score == pytest.approx(0.25)  # one less than par, of the 2 for a full score
 
-    plain = rate_round({}, [Game("a", "b", 0.75)])
+    plain = rate_round({}, [Game("a", "b", 1.0)])  # the same score, once
     weighted = rate_round({}, duplicate_games([("a", "b", 5, 2)]))
 
     assert weighted["a"].rating > plain["a"].rating > 1500
