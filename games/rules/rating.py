@@ -12,7 +12,12 @@ deal, which takes the luck of the cards out; such a game counts ``DUPLICATE_WEIG
 
 The update itself is the ``glicko2-py`` library's (Glickman's 2012 algorithm, whose published
 example the tests check); this module only decides what a round is worth. Ratings are on the
-Glicko scale: 1500 and a deviation of 350 for a new player.
+Glicko scale: 1500 and a deviation of 350 for a new player. Why that library: it is typed,
+pure Python without dependencies, and its volatility step is Glickman's; the older ``glicko2``
+package (2.1.0, 2024) still carries the 2009 port's error in that step (the rating where the
+deviation belongs) and has no types; OpenSkill is maintained and multiplayer but is not on the
+Glicko scale the matching and the published example use. Only this module imports it, so
+another library would change one file.
 """
 
 from __future__ import annotations
