@@ -18,6 +18,7 @@ standings' "by rating" view lists only the standings' players (:func:`rating_sta
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -28,6 +29,8 @@ from games.models import MatchStatus, PlayerRating, Round
 from games.rules import rating as rules_rating
 from games.rules.config import RuleConfig
 from games.variants import CLASSIC, VARIANTS, variant_name, variant_tags
+
+logger = logging.getLogger(__name__)
 
 CATCH_UP_BATCH = 500
 
@@ -70,7 +73,10 @@ def _family_of(round_: Round) -> str:
 def _pairs(round_: Round) -> list[tuple[int, int, int, int, float]]:
     """The round's pairs as (user a, user b, position a, position b, water a won from b)."""
     result = round_.result or {}
-    positions = {str(p["id"]): int(p["position"]) for p in result.get("players", [])}
+    positions = {  # by position; a result stored without positions lists the seats in order
+        str(p["id"]): int(p.get("position", index))
+        for index, p in enumerate(result.get("players", []))
+    }
     return [
         (int(p["a"]), int(p["b"]), positions[str(p["a"])], positions[str(p["b"])], p["water"])
         for p in result.get("pairs", [])
@@ -167,7 +173,13 @@ def ratings_catch_up(*, limit: int = CATCH_UP_BATCH) -> int:
         .order_by("pk")
         .values_list("pk", flat=True)[:limit]
     )
-    return sum(rating_update(round_id=pk) for pk in waiting)
+    rated = 0
+    for pk in waiting:
+        try:
+            rated += rating_update(round_id=pk)
+        except Exception:  # one unreadable round must not hold up the others
+            logger.exception("rating round %s failed", pk)
+    return rated
 
 
 def rating_standings(*, family: str, limit: int = 50) -> dict[str, Any]:

@@ -276,3 +276,18 @@ def test_the_standings_page_by_rating_is_rate_limited(settings: Any) -> None:
 def test_the_history_module_names_the_families_for_people() -> None:
     assert history_rating.family_name("duoyise+laizi", chinese=True) == "多一色·癞子"
     assert history_rating.family_name("classic", chinese=False) == "Classic"
+
+
+def test_the_catch_up_goes_past_a_round_it_cannot_read(caplog: pytest.LogCaptureFixture) -> None:
+    ann, ben = make_player("ann"), make_player("ben")
+    room = a_room()
+    broken = crafted_round(room, 1, [(ann, ben, 6)])
+    Round.objects.filter(pk=broken.pk).update(result={"players": [{"id": "x"}], "pairs": 3})
+    fine = crafted_round(room, 2, [(ann, ben, 6)])
+
+    assert ratings_catch_up() == 1
+
+    assert Round.objects.get(pk=fine.pk).rating_counted
+    assert not Round.objects.get(pk=broken.pk).rating_counted
+    assert f"rating round {broken.pk} failed" in caplog.text
+    assert PlayerRating.objects.get(user=ann).rounds == 1
