@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
+from rest_framework.throttling import SimpleRateThrottle
 
 from games.history import rating as history_rating
 from games.history import tasks as history_tasks
@@ -291,3 +292,29 @@ def test_the_catch_up_goes_past_a_round_it_cannot_read(caplog: pytest.LogCapture
     assert not Round.objects.get(pk=broken.pk).rating_counted
     assert f"rating round {broken.pk} failed" in caplog.text
     assert PlayerRating.objects.get(user=ann).rounds == 1
+
+
+def test_the_api_answers_the_standings_by_rating_and_refuses_a_bad_family(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    settings.RATING_MIN_ROUNDS = 1
+    ann, ben = make_player("ann"), make_player("ben")
+    rated(ann, [ben], 2)
+    before = ratings()
+    client = logged_in(ben)
+
+    data = client.get("/api/games/standings/", {"by": "rating", "family": "classic"}).json()
+    assert [r["player"] for r in data["rows"]] == ["ann", "ben"]
+    assert data["rows"][0]["deviation"] < 350 and data["family"] == "classic"
+    stats = client.get("/api/games/players/ann/stats/").json()
+    assert stats["ratings"][0]["family"] == "classic" and stats["ratings"][0]["rounds"] == 2
+
+    for family in ("nonsense", "", "x" * 500):
+        bad = client.get("/api/games/standings/", {"by": "rating", "family": family})
+        assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid"
+    assert ratings() == before
+
+    monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, "standings", "2/min")
+    fresh = logged_in(make_player("cy"))
+    codes = [fresh.get("/api/games/standings/?by=rating").status_code for _ in range(3)]
+    assert codes == [200, 200, 429]
