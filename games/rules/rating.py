@@ -52,9 +52,10 @@ DUPLICATE_WATER_FOR_FULL_SCORE = 2.0
 
 # The rating each bot level converges to among the other levels and mixtures of them at 4-seat
 # classic tables, from ``python -m benchmarks.rating_simulation`` (the "plain" column after 600
-# rounds; that pool is centred on 1500, and the expert rolls out 12 deals per decision, where
-# it is not measurably stronger than ``strong``). The skill matching fills a table with the
-# level nearest a player. The spread is narrow: the cards' luck is most of a round.
+# rounds; that pool is centred on 1500). The expert rates as ``strong`` does, within the
+# noise, whether it rolls out 12 deals per decision (the script's default) or 48 (the bots'):
+# 1528 both times. The skill matching fills a table with the level nearest a player. The
+# spread is narrow: the cards' luck is most of a round.
 BOT_LEVEL_RATING: dict[str, float] = {
     "easy": 1464.0,
     "normal": 1499.0,
