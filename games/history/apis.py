@@ -23,6 +23,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from games.history.audit import RoundInPlay
 from games.history.matches import match_results
+from games.history.rating import player_ratings, rated_families, rating_standings
 from games.history.review import NotYourRound, round_for_review, round_review
 from games.history.series import series_room, series_scoreboard
 from games.history.standings import listed_player, player_stats, standings
@@ -260,21 +261,32 @@ class StandingsApi(ErrorBodyApi):
         tags=["games"],
         summary="The standings, as the beat job last computed them",
         description="`period`: week (since Monday 00:00 UTC) or all; `by`: coins (net) or "
-        "water (per round). Players with fewer rounds than the period's minimum are left out.",
+        "water (per round). Players with fewer rounds than the period's minimum are left out. "
+        "`by=rating`: the skill rating (Glicko-2, rating ± deviation) in the rule `family` "
+        "(default classic), of players rated from at least RATING_MIN_ROUNDS rounds.",
         parameters=[
             OpenApiParameter("period", OpenApiTypes.STR, enum=["week", "all"]),
-            OpenApiParameter("by", OpenApiTypes.STR, enum=["coins", "water"]),
+            OpenApiParameter("by", OpenApiTypes.STR, enum=["coins", "water", "rating"]),
+            OpenApiParameter("family", OpenApiTypes.STR),
         ],
         responses={200: OpenApiTypes.OBJECT, 400: ERRORS[400], 429: ERRORS[429]},
     )
     def get(self, request: Request) -> Response:
         period = request.query_params.get("period", "week")
         by = request.query_params.get("by", "coins")
+        if by == "rating":
+            family = request.query_params.get("family", "classic")
+            if family not in rated_families():
+                return Response(
+                    api_error("invalid", _("family is a rule family someone is rated in.")),
+                    status=status.HTTP_400_BAD_REQUEST,
+                )
+            return Response(rating_standings(family=family))
         try:
             data = standings(period=period, by=by)
         except ValueError:
             return Response(
-                api_error("invalid", _("period is week or all; by is coins or water.")),
+                api_error("invalid", _("period is week or all; by is coins, water or rating.")),
                 status=status.HTTP_400_BAD_REQUEST,
             )
         return Response(data)
@@ -302,4 +314,4 @@ class PlayerStatsApi(ErrorBodyApi):
             return Response(
                 api_error("not_found", _("No such player.")), status=status.HTTP_404_NOT_FOUND
             )
-        return Response(player_stats(user))
+        return Response({**player_stats(user), "ratings": player_ratings(user.pk)})

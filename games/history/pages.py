@@ -10,11 +10,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from games.history import audit
 from games.history.matches import match_results
+from games.history.rating import family_name, player_ratings, rated_families, rating_standings
 from games.history.replay import round_replay_data
 from games.history.selectors import round_in_play, rounds_hidden_until_settled
 from games.history.series import series_room, series_scoreboard
@@ -23,6 +25,7 @@ from games.labels import CATEGORY_EN, special_name
 from games.models import DuplicateMatch, Round, StandingPeriod
 from games.rules.config import SPECIAL_INFO
 from games.rules.hands import CATEGORY_ZH
+from games.variants import CLASSIC
 from lobby.selectors import seat_view
 from shisanshui.ratelimit import rate_limit_hit
 
@@ -246,8 +249,9 @@ def _stats_limited(request: HttpRequest) -> HttpResponse | None:
 @require_GET
 def standings_page(request: HttpRequest) -> HttpResponse:
     """The standings (games.history.standings): this week or all time, by net coins or by water per
-    round, as the beat job last computed them. A bad ?period= or ?by= falls back to the
-    default (this week, by coins)."""
+    round, as the beat job last computed them; or by skill rating in a rule family
+    (``?by=rating&family=``, games.history.rating). A bad ?period=, ?by= or ?family= falls back
+    to the default (this week, by coins; the classic family)."""
     limited = _stats_limited(request)
     if limited is not None:
         return limited
@@ -255,12 +259,36 @@ def standings_page(request: HttpRequest) -> HttpResponse:
     by = request.GET.get("by", "coins")
     if period not in StandingPeriod.values:
         period = StandingPeriod.WEEK
+    if by == "rating":
+        return _rating_standings_page(request, period)
     if by not in ("coins", "water"):
         by = "coins"
     data = standings(period=period, by=by)
     for row in data["rows"]:
         row["mine"] = row["player"] == request.user.get_username()
     return render(request, "games/standings.html", {"data": data, "periods": StandingPeriod})
+
+
+def _rating_standings_page(request: HttpRequest, period: str) -> HttpResponse:
+    families = rated_families()
+    family = request.GET.get("family", CLASSIC)
+    if family not in families:
+        family = CLASSIC
+    data = rating_standings(family=family)
+    chinese = _chinese()
+    for row in data["rows"]:
+        row["mine"] = row["player"] == request.user.get_username()
+    data.update(period=period, by="rating", family_name=family_name(family, chinese))
+    context = {
+        "data": data,
+        "periods": StandingPeriod,
+        "families": [(f, family_name(f, chinese)) for f in families],
+    }
+    return render(request, "games/standings.html", context)
+
+
+def _chinese() -> bool:
+    return (get_language() or "").startswith("zh")
 
 
 @login_required
@@ -273,4 +301,8 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
         return limited
     user = get_object_or_404(listed_players(), username=username)
     data = player_stats(user)
-    return render(request, "games/player.html", {"data": data, "player": user})
+    chinese = _chinese()
+    ratings = [
+        {**r, "family_name": family_name(r["family"], chinese)} for r in player_ratings(user.pk)
+    ]
+    return render(request, "games/player.html", {"data": data, "player": user, "ratings": ratings})

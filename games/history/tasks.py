@@ -1,12 +1,13 @@
-"""Celery tasks of the played rounds' reports, thin and run on the beat: the standings, and
-the collusion report (also on a staff member's "Scan now" in the admin, rate-limited there).
-Running either twice, or late, only refreshes the same rows."""
+"""Celery tasks of the played rounds' reports, thin and run on the beat: the standings, the
+collusion report (also on a staff member's "Scan now" in the admin, rate-limited there) and the
+skill rating's catch-up; and the rating's update of a round, queued by its settlement on
+commit. Running any twice, or late, only refreshes the same rows (a rated round is marked)."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from games.history import collusion, standings
+from games.history import collusion, rating, standings
 
 
 @shared_task(name="games.tasks.compute_standings", ignore_result=True)
@@ -25,3 +26,15 @@ def collusion_scan() -> int:
     """Look for pairs of players one of whom loses to the other on purpose
     (games.history.collusion), hourly; returns how many pairs are flagged."""
     return collusion.collusion_scan().flagged
+
+
+@shared_task(name="games.tasks.rating_update", ignore_result=True)
+def rating_update(round_id: int) -> int:
+    """The skill rating's update from a settled round (games.history.rating), once."""
+    return rating.rating_update(round_id=round_id)
+
+
+@shared_task(name="games.tasks.ratings_catch_up", ignore_result=True)
+def ratings_catch_up() -> int:
+    """Rate the settled rounds whose update was lost or never queued (on the beat)."""
+    return rating.ratings_catch_up()

@@ -29,6 +29,7 @@ from django.dispatch import Signal
 
 from accounts.collusion import transfers_frozen
 from accounts.models import Account, User
+from games.history import tasks as history_tasks
 from games.live import sent_away, store
 from games.live.deal import deal_round
 from games.live.notify import notify_on_commit
@@ -320,6 +321,12 @@ def table_command(*, table: Table, command: Command) -> Transition:
 _INSTANT_PHASES = frozenset({Phase.DEALING, Phase.COMPARING})
 
 
+def _rate_on_commit(round_id: int) -> None:
+    """Queue the skill rating's update from the round settled now once it is committed
+    (games.history.rating; the beat's catch-up rates a round whose task was lost)."""
+    transaction.on_commit(partial(history_tasks.rating_update.delay, round_id), robust=True)
+
+
 def _with_result(
     state: TableState, events: list[Event], result: Json
 ) -> tuple[TableState, list[Event]]:
@@ -378,6 +385,8 @@ def _apply_command(
         )
         if settled.result is not None and settled.result is not state.result:
             state, events = _with_result(state, events, settled.result)
+        if settled.round_id is not None:
+            _rate_on_commit(settled.round_id)
         after = send_away_the_broke(
             table=table, state=state, now=now, balances=settled.balances, wallets=wallets
         )

@@ -40,11 +40,13 @@ _ECONOMY = EconomySettings._meta.db_table
 
 
 class Settlement(NamedTuple):
-    """What a settlement did: the players' balances after it, by user id, and the round's
-    result as stored (with the table fee when there was one; None: settled before)."""
+    """What a settlement did: the players' balances after it, by user id, the round's
+    result as stored (with the table fee when there was one; None: settled before) and the
+    round's id."""
 
     balances: dict[int, int]
     result: Json | None
+    round_id: int | None = None  # the round settled now (None: settled before)
 
 
 def settle_round(
@@ -169,7 +171,7 @@ def settle_round(
         int(p["id"]): wallets[int(p["id"])].balance + p["delta"] - fees.get(int(p["id"]), 0)
         for p in players
     }
-    return Settlement(balances_after, result)
+    return Settlement(balances_after, result, round_id)
 
 
 def table_fees(players: list[Json], *, percent: int) -> dict[int, int]:

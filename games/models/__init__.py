@@ -11,6 +11,7 @@ from games.models.play import (
     Table,
     TableEvent,
 )
+from games.models.rating import PlayerRating
 from games.models.rules import (
     PLAIN_FIELDS,
     ROW_BONUS_FIELDS,
@@ -38,4 +39,5 @@ __all__ = [
     "StandingPeriod",
     "Standing",
     "StandingsRun",
+    "PlayerRating",
 ]

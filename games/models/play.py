@@ -124,6 +124,12 @@ class Round(models.Model):
         _("play judged"), default=False, db_default=False, editable=False
     )
 
+    # Whether the skill rating (games.history.rating) has been updated from the settled round:
+    # each round rates its players once.
+    rating_counted = models.BooleanField(
+        _("counted in the ratings"), default=False, db_default=False, editable=False
+    )
+
     class Meta:
         verbose_name = _("round")
         verbose_name_plural = _("rounds")
@@ -137,6 +143,12 @@ class Round(models.Model):
                 fields=["id"],
                 name="round_standings_uncounted",
                 condition=models.Q(settled_at__isnull=False, standings_counted=False),
+            ),
+            # The rounds the rating's catch-up has still to rate.
+            models.Index(
+                fields=["id"],
+                name="round_rating_uncounted",
+                condition=models.Q(settled_at__isnull=False, rating_counted=False),
             ),
             # The rounds the collusion scan has still to judge.
             models.Index(

@@ -325,6 +325,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.compute_standings",
         "schedule": float(env_int("STANDINGS_SECONDS", 300)),
     },
+    # The skill rating (games.history.rating): rounds whose update on settlement was lost.
+    "rate-rounds": {
+        "task": "games.tasks.ratings_catch_up",
+        "schedule": float(env_int("RATING_CATCH_UP_SECONDS", 60)),
+    },
     # The collusion report (games.history.collusion): pairs of players moving coins one way.
     "scan-collusion": {"task": "accounts.tasks.collusion_scan", "schedule": 3600.0},
     # Idle guests (GUEST_IDLE_DAYS) removed, their coins back in the mint (accounts.tasks).
@@ -417,6 +422,8 @@ RATE_LIMIT_KEY_PREFIX = env_str("RATE_LIMIT_KEY_PREFIX", "ratelimit")
 # rooms per page of the lobby's list (page and socket snapshot).
 LOBBY_MAX_OPEN_ROOMS = env_int("LOBBY_MAX_OPEN_ROOMS", 3)
 # The standings list players with at least this many rounds in the period (games.history.standings).
+# The rounds a player's skill rating must come from to be listed in the standings by rating.
+RATING_MIN_ROUNDS = env_int("RATING_MIN_ROUNDS", 20)
 STANDINGS_MIN_ROUNDS = {
     "week": env_int("STANDINGS_MIN_ROUNDS_WEEK", 5),
     "all": env_int("STANDINGS_MIN_ROUNDS_ALL", 20),
