@@ -9,20 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from games.history.rating import player_rating, rating_family
 from games.models import RuleConfiguration
+from games.rules.rating import BOT_LEVEL_RATING as MEASURED_BOT_LEVEL_RATING
 from lobby.checks import engine_config
 from lobby.models import BotLevel
 
 # An unrated player: Glicko's starting rating and deviation.
 UNRATED = (1500.0, 350.0)
 
-# The rating each bot level plays at, weakest first (games.rules.levels.LEVELS).
-# Provisional: the values measured by simulation belong in games.rules.rating.
+# The rating each bot level plays at (games.rules.rating, measured by
+# benchmarks/rating_simulation.py; expert measured no stronger than strong).
 BOT_LEVEL_RATING: dict[str, float] = {
-    BotLevel.EASY: 1300.0,
-    BotLevel.NORMAL: 1450.0,
-    BotLevel.STRONG: 1600.0,
-    BotLevel.EXPERT: 1750.0,
+    BotLevel(level): rating for level, rating in MEASURED_BOT_LEVEL_RATING.items()
 }
 
 # Two waiting players are seated together when their ratings differ by at most
@@ -35,19 +34,11 @@ MATCH_WIDEN_PER_SECOND = 50.0
 
 def skill_family(rules: RuleConfiguration) -> str:
     """The rating family (one rating per family) of a table with these rules."""
-    try:
-        from games.history.rating import rating_family
-    except ImportError:  # until the rating lands
-        return rules.preset or "default"
     return rating_family(engine_config(rules), preset=rules.preset or "")
 
 
 def skill_of(user_id: int, family: str) -> tuple[float, float]:
     """The player's (rating, deviation) in the family; UNRATED for a player not rated yet."""
-    try:
-        from games.history.rating import player_rating
-    except ImportError:  # until the rating lands
-        return UNRATED
     return player_rating(user_id, family) or UNRATED
 
 

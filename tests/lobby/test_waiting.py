@@ -47,6 +47,18 @@ def ratings(monkeypatch: pytest.MonkeyPatch) -> Ratings:
     """Each player's (rating, deviation) by user id; anyone else is unrated."""
     given: Ratings = {}
     monkeypatch.setattr(skill, "skill_of", lambda user, family: given.get(user, skill.UNRATED))
+    # Levels spaced 150 apart: the measured ratings (games.rules.rating) lie within 70 points,
+    # too close to tell the choice of level from the choice of the default one.
+    monkeypatch.setattr(
+        skill,
+        "BOT_LEVEL_RATING",
+        {
+            BotLevel.EASY: 1300.0,
+            BotLevel.NORMAL: 1450.0,
+            BotLevel.STRONG: 1600.0,
+            BotLevel.EXPERT: 1750.0,
+        },
+    )
     return given
 
 
@@ -105,13 +117,22 @@ def test_alone_the_player_waits_then_sits_with_bots_of_the_closest_level(
         (2600, BotLevel.EXPERT),
     ],
 )
-def test_the_bot_level_is_the_one_closest_in_rating(rating: float, level: str) -> None:
+def test_the_bot_level_is_the_one_closest_in_rating(
+    ratings: Ratings, rating: float, level: str
+) -> None:
     assert skill.bot_level_for([rating]) == level
 
 
-def test_the_bot_level_follows_the_mean_of_the_people() -> None:
+def test_the_bot_level_follows_the_mean_of_the_people(ratings: Ratings) -> None:
     assert skill.bot_level_for([1300, 1900]) == BotLevel.STRONG  # mean 1600
     assert skill.bot_level_for([]) == BotLevel.STRONG  # nobody: the default
+
+
+def test_with_the_measured_ratings_the_strongest_people_get_the_strongest_measured_bots() -> None:
+    # games.rules.rating: easy 1464, normal 1499, strong 1533, expert 1528.
+    assert skill.bot_level_for([1200]) == BotLevel.EASY
+    assert skill.bot_level_for([1500]) == BotLevel.NORMAL
+    assert skill.bot_level_for([2100]) == BotLevel.STRONG  # expert measured no stronger
 
 
 def test_play_now_without_a_wait_picks_the_bots_level_too(
