@@ -117,7 +117,9 @@ class Table:
         return round_
 
 
-def _lose_to_a_friend(config: RuleConfig, rounds: int, caplog: pytest.LogCaptureFixture) -> None:
+def _lose_to_a_friend(
+    config: RuleConfig, rounds: int, caplog: pytest.LogCaptureFixture
+) -> tuple[User, User, list[User]]:
     tag = config.extra_suits * 100 + config.jokers * 10 + config.spare_cards
     dumper, friend = make_player(f"dump{tag}"), make_player(f"friend{tag}")
     weak, strong, level = (make_player(f"{n}{tag}") for n in ("weak", "strong", "level"))
@@ -156,6 +158,7 @@ def _lose_to_a_friend(config: RuleConfig, rounds: int, caplog: pytest.LogCapture
     assert all(row["given"] > 0 for row in flag.evidence)
     assert flag.water_given == sum(row["given"] for row in flag.evidence)
     assert all(f.score <= flag.score and len(f.evidence) <= len(flag.evidence) for f in flags)
+    return dumper, friend, [weak, strong, level]
 
 
 def test_losing_on_purpose_to_a_friend_at_a_table_with_bots_and_honest_people(caplog) -> None:  # type: ignore[no-untyped-def]
@@ -168,3 +171,20 @@ def test_12_4_losing_on_purpose_to_a_friend_with_spare_cards(caplog) -> None:  #
 
 def test_12_2_losing_on_purpose_to_a_friend_with_jokers(caplog) -> None:  # type: ignore[no-untyped-def]
     _lose_to_a_friend(JOKERS, 12, caplog)
+
+
+def test_a_rating_lifted_by_a_friend_s_losses_is_seen(caplog) -> None:  # type: ignore[no-untyped-def]
+    """Losing on purpose lifts the friend's skill rating and sinks the dumper's; the
+    detector's flag on the pair is what support sees of it (docs/security.md). (The honest
+    people who sat with the dumper gained from it too: the rating cannot tell whom a dumper
+    meant to feed, which is why the flag, not the rating, is the evidence.)"""
+    from games.history.rating import player_rating, rating_family, ratings_catch_up
+
+    dumper, friend, _honest = _lose_to_a_friend(DEFAULT_CONFIG, 15, caplog)
+
+    assert ratings_catch_up() == 15
+    family = rating_family(DEFAULT_CONFIG)
+    lifted, sunk = player_rating(friend.pk, family), player_rating(dumper.pk, family)
+    assert lifted is not None and sunk is not None
+    assert lifted[0] > 1600 and sunk[0] < 1400
+    assert CollusionFlag.objects.filter(loser=dumper, winner=friend).exists()
