@@ -10,7 +10,7 @@ freeze and unfreeze is a `TransferFreeze` row: who, when, why.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -175,35 +175,3 @@ def transfers_unfreeze(
     return TransferFreeze.objects.create(
         user=locked, action=TransferFreeze.Action.UNFREEZE, by=staff, at=now, note=text, flag=flag
     )
-
-
-# "Scan now": the admin asks the worker, or runs the scan itself when no worker answers. The
-# scan reads the played rounds (games.history.collusion), which this app may not import: the
-# games app registers it (GamesConfig.ready).
-SCAN_TASK = "accounts.tasks.collusion_scan"
-_scans: list[Callable[[], int]] = []
-
-
-def collusion_scan_register(scan: Callable[[], int]) -> None:
-    """Have `collusion_scan_request` run ``scan()`` when no worker answers (once)."""
-    if scan not in _scans:
-        _scans.append(scan)
-
-
-def _worker_answers() -> bool:
-    """Whether a Celery worker answers (/healthz's check: a broadcast ping, its answer cached
-    for a few seconds)."""
-    from shisanshui.health import OK, check_celery  # noqa: PLC0415 - only when asked
-
-    return check_celery() == OK
-
-
-def collusion_scan_request() -> int | None:
-    """Run the collusion scan now: queued for a Celery worker when one answers (None), else
-    run here and the number of pairs flagged returned."""
-    if _worker_answers():
-        from shisanshui.celery import app  # noqa: PLC0415 - the worker's app, only when asked
-
-        app.send_task(SCAN_TASK)
-        return None
-    return sum(scan() for scan in _scans)

@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from accounts.admin_base import LedgerModelAdmin
-from accounts.collusion import collusion_flag_review, collusion_scan_request
+from accounts.collusion import collusion_flag_review
 from accounts.collusion_graph import Arrow, Node, ring_svg
 from accounts.economy import economy_settings
 from accounts.errors import EconomyChangeRefused
@@ -39,6 +39,7 @@ from accounts.models import (
     SignupQuota,
     User,
 )
+from accounts.scan_now import collusion_scan_request
 from accounts.services import (
     ECONOMY_MONEY_PERMISSION,
     economy_change_approve,

@@ -9,8 +9,8 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         # The table's timers and the bots' tasks are scheduled by games.live.tasks, which listens
         # to the table services' signals.
-        from accounts.collusion import collusion_scan_register
         from accounts.economy import in_round_check_register
+        from accounts.scan_now import collusion_scan_register
         from games.history.collusion import collusion_scan_flagged
         from games.history.selectors import player_in_unsettled_round
         from games.live import duplicate, staff_marks, tasks

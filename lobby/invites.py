@@ -7,9 +7,10 @@ the HMAC-SHA256 (under SECRET_KEY, base64url) of the target and its `Invite` row
 (``secrets.token_urlsafe(32)``). The link is checked by recomputing the mac and comparing in
 constant time; an unknown target, a mistyped or a revoked token all answer the same
 `InviteNotFound`. Only the salt is stored, so the owner's page can show the link again while a
-copy of the database alone opens no seat. The owner revokes a link by making a new one
-(`invite_regenerate`); a link expires with its target (a closed room, a match no longer
-played: `InviteExpired`).
+copy of the database alone opens no seat. The first link is made as the target opens
+(`lobby.services.invite_issue`); the owner revokes a link by making a new one
+(`invite_regenerate`); a link expires with its target (a closed room, a match no longer played:
+`InviteExpired`).
 
 The room's own checks do the rest: `invite_accept` seats through `lobby.services.room_join`
 (frozen transfers, seated elsewhere, full, entry minimum), so a link is a code typed for the
@@ -34,10 +35,12 @@ from accounts.models import User
 from games.models import DuplicateMatch, MatchStatus
 from lobby.errors import InviteExpired, InviteNotFound, NotInviteOwner, RoomFull
 from lobby.models import Invite, Room, RoomStatus, Seat
+from lobby.services import INVITE_SALT_BYTES, invite_issue, room_join
+
+__all__ = ["invite_issue"]  # a target's first link is made by its opening service
 
 ROOM = "r"
 MATCH = "m"
-SALT_BYTES = 32  # secrets.token_urlsafe(32): 256 random bits
 MAC_LENGTH = 43  # the whole HMAC-SHA256, base64url without padding: 256 bits
 TOKEN_MAX_LENGTH = 1 + 12 + 1 + MAC_LENGTH
 _TOKEN = re.compile(rf"^([{ROOM}{MATCH}])([1-9][0-9]{{0,11}})\.([A-Za-z0-9_-]{{{MAC_LENGTH}}})$")
@@ -105,17 +108,6 @@ def invite_target(token: object) -> InviteTarget:
     return InviteTarget(invite=invite, room=invite.room, match=invite.match)
 
 
-def invite_issue(*, room: Room | None = None, match: DuplicateMatch | None = None) -> Invite:
-    """Give a private room or a match its first link (its opening service calls this); one it
-    has already is kept."""
-    assert (room is None) != (match is None)
-    target: dict[str, Any] = {"room": room} if room is not None else {"match": match}
-    invite, _created = Invite.objects.get_or_create(
-        **target, defaults={"salt": secrets.token_urlsafe(SALT_BYTES)}
-    )
-    return invite
-
-
 @transaction.atomic
 def invite_regenerate(
     *, user: User, room_id: int | None = None, match_id: int | None = None
@@ -142,7 +134,7 @@ def invite_regenerate(
     if not still_open:
         raise InviteExpired()
     invite, _created = Invite.objects.update_or_create(
-        **target, defaults={"salt": secrets.token_urlsafe(SALT_BYTES)}
+        **target, defaults={"salt": secrets.token_urlsafe(INVITE_SALT_BYTES)}
     )
     return invite
 
@@ -166,11 +158,8 @@ def invite_accept(*, user: User, token: str) -> Seat:
     if free is None:
         raise RoomFull()
     room = Room.objects.get(pk=free)
-    # room_join locks the room and checks everything again under the lock. Imported here:
-    # lobby.services imports this module (a private room's first link is made as it opens).
-    from lobby import services as lobby_services
-
-    return lobby_services.room_join(user=user, room_id=room.pk, code=room.code or "", invited=True)
+    # room_join locks the room and checks everything again under the lock.
+    return room_join(user=user, room_id=room.pk, code=room.code or "", invited=True)
 
 
 def _first_with_free_seat(room_ids: list[int]) -> int | None:

@@ -14,8 +14,10 @@ now are `lobby.matchmaking`'s; duplicate matches `games.live.matches`'.
 """
 
 import hmac
+import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -23,7 +25,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.live import bots as games_bots
 from games.live import services as table_services
-from games.models import Round, RuleConfiguration, Table
+from games.models import DuplicateMatch, Round, RuleConfiguration, Table
 from games.table.errors import TableError
 from games.table.state import ROUND_PHASES
 from lobby.checks import (
@@ -61,8 +63,7 @@ from lobby.errors import (
     RoundInPlay,
     WrongRoomCode,
 )
-from lobby.invites import invite_issue
-from lobby.models import BotLevel, Room, RoomStatus, Seat
+from lobby.models import BotLevel, Invite, Room, RoomStatus, Seat
 from lobby.selectors import rooms_for_rows, seat_for_user
 from lobby.store import (
     ROOM_CLOSED,
@@ -74,6 +75,20 @@ from lobby.store import (
     room_touch,
     seat_take,
 )
+
+# An invite link's random salt (lobby.invites): secrets.token_urlsafe(32), 256 random bits.
+INVITE_SALT_BYTES = 32
+
+
+def invite_issue(*, room: Room | None = None, match: DuplicateMatch | None = None) -> Invite:
+    """Give a private room or a duplicate match its first invite link (``lobby.invites``; its
+    opening service calls this); one it has already is kept."""
+    assert (room is None) != (match is None)
+    target: dict[str, Any] = {"room": room} if room is not None else {"match": match}
+    invite, _created = Invite.objects.get_or_create(
+        **target, defaults={"salt": secrets.token_urlsafe(INVITE_SALT_BYTES)}
+    )
+    return invite
 
 
 @transaction.atomic
@@ -135,7 +150,7 @@ def room_create(
     )
     seat_take(room=room, user=owner, position=0)
     if private:
-        invite_issue(room=room)  # its share link (lobby.invites)
+        invite_issue(room=room)  # its share link
     room_notify(event=ROOM_CREATED, room=room)
     if bots:
         bots_fill(room=room, count=bots)

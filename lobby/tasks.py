@@ -13,6 +13,7 @@ closes nothing twice.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import shared_task
 from django.conf import settings
@@ -47,3 +48,8 @@ def play_wait_close(user_id: int) -> None:
     user = User.objects.filter(pk=user_id).first()
     if user is not None:
         play_wait_check(user=user)
+
+
+def play_wait_close_schedule(*, user_id: int, countdown: float, **_: Any) -> None:
+    """Receiver of `lobby.waiting.play_wait_started`: ask just past the wait's deadline."""
+    play_wait_close.apply_async(args=(user_id,), countdown=countdown)

@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from accounts.models import User
@@ -62,6 +63,11 @@ _PLAY_POOL_LOCK_SPACE = 0x5357
 STALE_AFTER_SECONDS = 2.0
 # The deadline task runs this long after the deadline, so that it finds the wait due.
 _TASK_MARGIN_SECONDS = 0.25
+
+# Sent on commit when a player enters the wait, with ``user_id`` and ``countdown`` (seconds to
+# just past its deadline); `lobby.tasks` schedules the deadline's task on it (connected in
+# `lobby.apps.LobbyConfig.ready`), so the waiting knows nothing of Celery.
+play_wait_started = Signal()
 
 
 @dataclass(frozen=True)
@@ -258,10 +264,10 @@ def _seat_together(*, wait: PlayWait, partners: list[PlayWait]) -> Seat:
 
 
 def _schedule_close(*, user_id: int) -> None:
-    """Ask again just after the deadline (`lobby.tasks.play_wait_close`), for a page that
-    stopped asking."""
-    from lobby.tasks import play_wait_close
-
-    play_wait_close.apply_async(
-        args=(user_id,), countdown=settings.PLAY_NOW_WAIT_SECONDS + _TASK_MARGIN_SECONDS
+    """Ask again just after the deadline, for a page that stopped asking: `play_wait_started`
+    (its receiver, `lobby.tasks.play_wait_close_schedule`, queues `play_wait_close`)."""
+    play_wait_started.send(
+        sender=PlayWait,
+        user_id=user_id,
+        countdown=settings.PLAY_NOW_WAIT_SECONDS + _TASK_MARGIN_SECONDS,
     )

@@ -35,9 +35,8 @@ from lobby.checks import (
     default_room_name,
     default_rules,
 )
-from lobby.invites import invite_issue
 from lobby.models import NAME_MAX_LENGTH, BotLevel
-from lobby.services import bots_seat
+from lobby.services import bots_seat, invite_issue
 from lobby.store import ROOM_CREATED, room_insert, room_notify, seat_take
 from shisanshui.errors import ClientError
 

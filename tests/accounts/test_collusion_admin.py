@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
-from accounts import collusion as accounts_collusion
+from accounts import scan_now as accounts_collusion
 from accounts.groups import ECONOMY_ADMIN, RULES_ADMIN, SUPPORT
 from accounts.models import CollusionFlag, TransferFreeze, User
 from tests.accounts.conftest import MakePlayer
