@@ -275,30 +275,58 @@ def user_signup(
     """
     username_check(username=username, lock=True)
     economy = economy_settings()
-    address = ""
-    if ip_address is not None:
-        address = network_address(ip_address)
+    return _account_open(
+        username=username,
+        password=password,
+        email=email,
+        address=ip_address,
+        guest=False,
+        grant=economy.effective_signup_grant,
+        economy=economy,
+        now=now,
+    )
+
+
+def _account_open(
+    *,
+    username: str,
+    password: str | None,
+    email: str,
+    address: str | None,
+    guest: bool,
+    grant: int,
+    economy: EconomySettings,
+    now: datetime | None,
+) -> User:
+    """What a sign-up and a guest share, in the locks' order (the caller has locked the name's
+    key): a sign-up of the address's quota for the UTC day (when an address is given), the
+    grant from today's mint budget (the sign-up's or the guest's kind), the user with its
+    wallet, and the grant posted under its one key. A refusal (SignupRefused `signup_limit`,
+    `mint_ceiling`) writes nothing."""
+    network = ""
+    if address is not None:
+        network = network_address(address)
         signup_quota_take(
-            address=address, day=utc_day(now), limit=economy.signups_per_address_per_day
+            address=network, day=utc_day(now), limit=economy.signups_per_address_per_day
         )
-    grant = economy.effective_signup_grant
+    kind = MintKind.GUEST if guest else MintKind.SIGNUP
     if grant > 0:
         try:
-            mint_budget_take(kind=MintKind.SIGNUP, amount=grant, economy=economy, now=now)
+            mint_budget_take(kind=kind, amount=grant, economy=economy, now=now)
         except MintBudgetExhausted as refused:
             raise SignupRefused("mint_ceiling", refused.message) from refused
     # The address is kept for the collusion report (two accounts from one address).
     user = User.objects.create_user(
-        username=username, email=email, password=password, signup_address=address
+        username=username, email=email, password=password, signup_address=network, is_guest=guest
     )
     wallet_get_or_create(user=user)
     if grant > 0:
         wallet_grant(
             user=user,
             amount=grant,
-            idempotency_key=signup_grant_key(user),
+            idempotency_key=guest_grant_key(user) if guest else signup_grant_key(user),
             reference=f"user:{user.pk}",
-            reason=SIGNUP_GRANT_REASON,
+            reason=GUEST_GRANT_REASON if guest else SIGNUP_GRANT_REASON,
             cause=economy_cause(economy),
         )
     return user
@@ -350,28 +378,17 @@ def guest_create(*, address: str | None, now: datetime | None = None) -> User:
         raise SignupRefused("name_taken", _("No guest name is free now. Please sign up."))
     username_check(username=username, lock=True)
     economy = economy_settings()
-    network = network_address(address)
-    signup_quota_take(address=network, day=utc_day(now), limit=economy.signups_per_address_per_day)
-    grant = economy.guest_grant
-    if grant > 0:
-        try:
-            mint_budget_take(kind=MintKind.GUEST, amount=grant, economy=economy, now=now)
-        except MintBudgetExhausted as refused:
-            raise SignupRefused("mint_ceiling", refused.message) from refused
-    user = User.objects.create_user(
-        username=username, password=None, signup_address=network, is_guest=True
+    user = _account_open(
+        username=username,
+        password=None,
+        email="",
+        address=address or "",  # no address: the shared "unknown" one, counted all the same
+        guest=True,
+        grant=economy.guest_grant,
+        economy=economy,
+        now=now,
     )
-    wallet_get_or_create(user=user)
-    if grant > 0:
-        wallet_grant(
-            user=user,
-            amount=grant,
-            idempotency_key=guest_grant_key(user),
-            reference=f"user:{user.pk}",
-            reason=GUEST_GRANT_REASON,
-            cause=economy_cause(economy),
-        )
-    logger.info("accounts: guest %s created from %s", user.pk, network)
+    logger.info("accounts: guest %s created from %s", user.pk, user.signup_address)
     return user
 
 

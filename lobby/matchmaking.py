@@ -224,6 +224,21 @@ def quick_play_base_score(*, rules: RuleConfiguration, balance: int) -> int | No
     return None
 
 
+def quick_play_spend(*, user: User, rules: RuleConfiguration) -> int:
+    """A Play now of ``user`` with ``rules`` counted against its rate ("lobby.quick_play";
+    `rate_limited`), and the highest base score its balance affords (`insufficient_coins`
+    when none does)."""
+    limited = rate_limit_hit(QUICK_PLAYS, user.pk)
+    if limited is not None:
+        raise RateLimitedError(retry_after=limited.retry_after)
+    balance = wallet_balance(user=user)
+    base_score = quick_play_base_score(rules=rules, balance=balance)
+    if base_score is None:
+        needed = entry_minimum(rules=rules, base_score=QUICK_PLAY_BASE_SCORES[-1])
+        raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
+    return base_score
+
+
 @transaction.atomic
 def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
     """Play now: seat the player at a new table full of bots, with the default rules, or with
@@ -251,14 +266,7 @@ def room_quick_play(*, user: User, variant: str | None = None) -> QuickPlay:
         return QuickPlay(seat=seated, seated_now=False, opened=False)
     check_not_frozen(user=user)
     rules = rules_of(variant)  # before the rate is spent: a refusal spends nothing
-    limited = rate_limit_hit(QUICK_PLAYS, user.pk)
-    if limited is not None:
-        raise RateLimitedError(retry_after=limited.retry_after)
-    balance = wallet_balance(user=user)
-    base_score = quick_play_base_score(rules=rules, balance=balance)
-    if base_score is None:
-        needed = entry_minimum(rules=rules, base_score=QUICK_PLAY_BASE_SCORES[-1])
-        raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
+    base_score = quick_play_spend(user=user, rules=rules)
 
     seats = min(QUICK_PLAY_SEATS, engine_config(rules).max_seats)
     rating, _deviation = skill.skill_of(user.pk, skill.skill_family(rules))

@@ -30,31 +30,25 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.selectors import wallet_balance
 from lobby import skill
 from lobby.checks import (
     check_not_frozen,
     checked_optional_variant,
     engine_config,
-    entry_minimum,
     rules_of,
 )
-from lobby.errors import InsufficientCoins, coins
 from lobby.matchmaking import (
-    QUICK_PLAY_BASE_SCORES,
     QUICK_PLAY_ROOM_NAME,
     QUICK_PLAY_SEATS,
     QUICK_PLAY_USER_LOCK_SPACE,
-    QUICK_PLAYS,
     advisory_lock,
-    quick_play_base_score,
+    quick_play_spend,
     room_quick_play,
 )
 from lobby.models import PlayWait, Room, Seat
 from lobby.selectors import seat_for_user
 from lobby.services import bots_fill, room_create, room_join
-from shisanshui.errors import ClientError, RateLimitedError
-from shisanshui.ratelimit import rate_limit_hit
+from shisanshui.errors import ClientError
 
 # The advisory lock space of the waiting pool, one lock per rule configuration (any int4).
 _PLAY_POOL_LOCK_SPACE = 0x5357
@@ -116,14 +110,7 @@ def play_now(*, user: User, variant: str | None = None) -> PlayNow:
     check_not_frozen(user=user)
     rules = rules_of(variant)
     engine_config(rules)  # usable rules, before the rate is spent
-    limited = rate_limit_hit(QUICK_PLAYS, user.pk)
-    if limited is not None:
-        raise RateLimitedError(retry_after=limited.retry_after)
-    balance = wallet_balance(user=user)
-    base_score = quick_play_base_score(rules=rules, balance=balance)
-    if base_score is None:
-        needed = entry_minimum(rules=rules, base_score=QUICK_PLAY_BASE_SCORES[-1])
-        raise InsufficientCoins(needed=coins(needed), balance=coins(balance))
+    base_score = quick_play_spend(user=user, rules=rules)
     family = skill.skill_family(rules)
     rating, deviation = skill.skill_of(user.pk, family)
     now = timezone.now()
