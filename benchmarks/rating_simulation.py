@@ -33,6 +33,7 @@ from multiprocessing import Pool
 
 import numpy as np
 
+from benchmarks.host_probes import host_speed_ms
 from games.rules.cards import ALL_CARDS
 from games.rules.config import DEFAULT_CONFIG
 from games.rules.levels import LEVELS, Play, level_play
@@ -167,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"rating simulation: {len(BOTS)} bots at two 4-seat tables, default rules, "
         f"{args.runs} runs of {args.steps} rounds per bot, a bank of {args.deals} deals, "
-        f"seed {SEED}, expert samples {args.samples} ({elapsed:.0f} s)"
+        f"seed {SEED}, expert samples {args.samples} ({elapsed:.0f} s with {args.workers} "
+        f"workers; host speed {host_speed_ms():.0f} ms: benchmarks.host_probes)"
     )
     stats = {duplicate: summary(histories) for duplicate, histories in results.items()}
     marks = [n for n in CHECKPOINTS if n <= args.steps]
