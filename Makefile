@@ -25,7 +25,7 @@ TEST_ENV := DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 FAST_TESTS := $(BIN)/pytest $(if $(filter-out 0 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist load) \
 	-m "not live and not browser"
 LIVE_TESTS := $(BIN)/pytest $(if $(filter-out 0 1,$(LIVE_WORKERS)),-n $(LIVE_WORKERS) --dist loadfile) \
-	-m "live or browser"
+	-m "live or browser" --durations=20
 
 .PHONY: venv lock run test test-fast test-pure lint fmt bench run-cluster
 
