@@ -730,49 +730,28 @@ class RuleConfigurationAdmin(CheckedHistoryIds, SimpleHistoryAdmin):
         return super().history_view(request, object_id, extra_context=extra)
 
     def get_urls(self) -> list[URLPattern]:
-        compare = path(
-            "<int:object_id>/history/compare/",
-            self.admin_site.admin_view(self.history_compare_view),
-            name="games_ruleconfiguration_history_compare",
-        )
-        compare_any = path(
-            "compare/",
-            self.admin_site.admin_view(self.compare_view),
-            name="games_ruleconfiguration_compare",
-        )
-        from_preset = path(
-            "from-preset/",
-            self.admin_site.admin_view(self.from_preset_view),
-            name="games_ruleconfiguration_from_preset",
-        )
-        save_as_draft = path(
-            "<int:object_id>/save-as-draft/",
-            self.admin_site.admin_view(self.save_as_draft_view),
-            name="games_ruleconfiguration_save_as_draft",
-        )
-        publish = path(
-            "<int:object_id>/publish/",
-            self.admin_site.admin_view(self.publish_view),
-            name="games_ruleconfiguration_publish",
-        )
-        stats_progress = path(
-            "<int:object_id>/statistics/",
-            self.admin_site.admin_view(self.stats_progress_view),
-            name="games_ruleconfiguration_stats_progress",
-        )
-        row_bonus_progress_url = path(
-            "<int:object_id>/row-bonus-statistics/",
-            self.admin_site.admin_view(self.row_bonus_progress_view),
-            name="games_ruleconfiguration_row_bonus_progress",
+        # (route, view, name after "games_ruleconfiguration_"), before the admin's own, whose
+        # "<path:object_id>/" would take them.
+        own = (
+            ("<int:object_id>/statistics/", self.stats_progress_view, "stats_progress"),
+            (
+                "<int:object_id>/row-bonus-statistics/",
+                self.row_bonus_progress_view,
+                "row_bonus_progress",
+            ),
+            ("<int:object_id>/history/compare/", self.history_compare_view, "history_compare"),
+            ("compare/", self.compare_view, "compare"),
+            ("from-preset/", self.from_preset_view, "from_preset"),
+            ("<int:object_id>/save-as-draft/", self.save_as_draft_view, "save_as_draft"),
+            ("<int:object_id>/publish/", self.publish_view, "publish"),
         )
         return [
-            stats_progress,
-            row_bonus_progress_url,
-            compare,
-            compare_any,
-            from_preset,
-            save_as_draft,
-            publish,
+            *(
+                path(
+                    route, self.admin_site.admin_view(view), name=f"games_ruleconfiguration_{name}"
+                )
+                for route, view, name in own
+            ),
             *super().get_urls(),
         ]
 
